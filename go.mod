@@ -1,0 +1,3 @@
+module github.com/memvanta/memvanta
+
+go 1.26

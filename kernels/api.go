@@ -1,0 +1,30 @@
+// Package kernels computes everything the model graph needs over quantized
+// weights: dequantization, activation quantization, dot products, matrix ×
+// vector/matrix, and the f32 vector ops. The portable scalar half is pure Go
+// and builds for GOOS=wasip1; native SIMD lives in *_amd64.s / *_arm64.s files
+// and is selected once at start-up (see Select).
+package kernels
+
+import "github.com/memvanta/memvanta/core/ggml"
+
+// DotFunc returns the dot product of n elements of one weight row w (of the
+// table's weight type) with one activation row a already encoded in
+// ActType(weight type). n is a multiple of the weight type's block size;
+// len(w) and len(a) are exactly the row sizes for n elements.
+type DotFunc func(n int, w, a []byte) float32
+
+// Impl is one dispatch path: a name and a dot product per weight type.
+// Types without a SIMD routine fall back to the scalar one, so every Impl
+// answers for every executed type.
+type Impl struct {
+	Name string // "scalar", "avx2", "avx512", "neon"
+	dot  [64]DotFunc
+}
+
+// Dot returns the dot routine for weight type t, or nil if t is not executable.
+func (k *Impl) Dot(t ggml.Type) DotFunc {
+	if int(t) >= len(k.dot) {
+		return nil
+	}
+	return k.dot[t]
+}
