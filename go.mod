@@ -1,3 +1,10 @@
 module github.com/memvanta/memvanta
 
-go 1.26
+go 1.26.0
+
+require (
+	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
+	github.com/tetratelabs/wazero v1.12.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)
