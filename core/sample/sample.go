@@ -1,0 +1,275 @@
+package sample
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Params are the sampling settings. Zero values disable a stage the way
+// llama.cpp's do (TopK 0, TopP 1, MinP 0, RepeatPenalty 1); Temp <= 0 is
+// greedy.
+type Params struct {
+	Temp          float32
+	TopK          int
+	TopP          float32
+	MinP          float32
+	RepeatPenalty float32
+	RepeatLastN   int // window of recent tokens the penalty looks at; 0 disables the penalty
+	Seed          uint64
+}
+
+// DefaultParams mirrors llama.cpp's common defaults so that flags mean the
+// same thing to users coming from llama-cli.
+func DefaultParams() Params {
+	return Params{Temp: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepeatPenalty: 1.0, RepeatLastN: 64}
+}
+
+// Validate rejects settings that have no meaning, naming the offending one.
+func (p Params) Validate() error {
+	bad := func(name string, v any, want string) error {
+		return fmt.Errorf("sample: %s = %v: must be %s", name, v, want)
+	}
+	switch {
+	case isBad(p.Temp) || p.Temp < 0:
+		return bad("temperature", p.Temp, ">= 0 (0 = greedy)")
+	case p.TopK < 0:
+		return bad("top-k", p.TopK, ">= 0 (0 = off)")
+	case isBad(p.TopP) || p.TopP < 0 || p.TopP > 1:
+		return bad("top-p", p.TopP, "in [0, 1] (1 = off)")
+	case isBad(p.MinP) || p.MinP < 0 || p.MinP > 1:
+		return bad("min-p", p.MinP, "in [0, 1] (0 = off)")
+	case isBad(p.RepeatPenalty) || p.RepeatPenalty <= 0:
+		return bad("repeat-penalty", p.RepeatPenalty, "> 0 (1 = off)")
+	case p.RepeatLastN < 0:
+		return bad("repeat-last-n", p.RepeatLastN, ">= 0")
+	}
+	return nil
+}
+
+func isBad(f float32) bool { return math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) }
+
+// Greedy reports whether the settings pick the most likely token every time.
+func (p Params) Greedy() bool { return p.Temp <= 0 }
+
+type cand struct {
+	id    int32
+	logit float32
+	p     float64
+}
+
+// Sampler holds the state one generation needs: the RNG stream, the
+// penalty window and reusable scratch. It is not safe for concurrent use.
+type Sampler struct {
+	p       Params
+	rng     *RNG
+	history []int32 // ring of the last RepeatLastN accepted tokens
+	next    int     // ring write position once history is full
+	counts  map[int32]int
+	cands   []cand
+}
+
+// New validates p and returns a sampler seeded with p.Seed.
+func New(p Params) (*Sampler, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &Sampler{p: p, rng: NewRNG(p.Seed), counts: map[int32]int{}}, nil
+}
+
+// Params returns the sampler's settings.
+func (s *Sampler) Params() Params { return s.p }
+
+// Accept records a token (prompt or generated) in the penalty window, as
+// llama.cpp does for both, so a prompt's words are penalised too.
+func (s *Sampler) Accept(tok int32) {
+	n := s.p.RepeatLastN
+	if n == 0 {
+		return
+	}
+	if len(s.history) < n {
+		s.history = append(s.history, tok)
+		return
+	}
+	s.history[s.next] = tok
+	s.next = (s.next + 1) % n
+}
+
+// Reset forgets the penalty window (the RNG stream continues).
+func (s *Sampler) Reset() { s.history, s.next = s.history[:0], 0 }
+
+// Sample picks the next token from logits (one per vocabulary entry; not
+// modified). Stages run in llama.cpp's order: repetition penalty, top-k,
+// top-p, min-p, temperature, then a draw from the softmax; with Temp <= 0
+// the draw is replaced by argmax (lowest id wins a tie). NaN logits count as
+// -Inf. It returns -1 only for an empty vocabulary.
+func (s *Sampler) Sample(logits []float32) int32 {
+	if len(logits) == 0 {
+		return -1
+	}
+	penalised := s.penalties(logits)
+	if s.p.Greedy() {
+		best, bestV := int32(0), float32(math.Inf(-1))
+		for i, v := range logits {
+			if pv, ok := penalised[int32(i)]; ok {
+				v = pv
+			}
+			if v > bestV { // NaN never wins
+				best, bestV = int32(i), v
+			}
+		}
+		return best
+	}
+	c := s.cands[:0]
+	for i, v := range logits {
+		if pv, ok := penalised[int32(i)]; ok {
+			v = pv
+		}
+		if v != v {
+			v = float32(math.Inf(-1))
+		}
+		c = append(c, cand{id: int32(i), logit: v})
+	}
+	s.cands = c
+	c = topK(c, s.p.TopK)
+	c = topP(c, s.p.TopP)
+	c = minP(c, s.p.MinP)
+	for i := range c {
+		c[i].logit /= s.p.Temp
+	}
+	softmax(c)
+	r := s.rng.Float64()
+	cum := 0.0
+	for i := range c {
+		cum += c[i].p
+		if r < cum {
+			return c[i].id
+		}
+	}
+	return c[len(c)-1].id // rounding left r beyond the last cumulative sum
+}
+
+// penalties returns the penalised logits of the tokens in the window
+// (llama.cpp: a positive logit is divided by the penalty, a non-positive one
+// multiplied, once per distinct token).
+func (s *Sampler) penalties(logits []float32) map[int32]float32 {
+	if s.p.RepeatPenalty == 1 || len(s.history) == 0 {
+		return nil
+	}
+	clear(s.counts)
+	for _, t := range s.history {
+		if t >= 0 && int(t) < len(logits) {
+			s.counts[t]++
+		}
+	}
+	out := make(map[int32]float32, len(s.counts))
+	for t := range s.counts {
+		v := logits[t]
+		if v <= 0 {
+			v *= s.p.RepeatPenalty
+		} else {
+			v /= s.p.RepeatPenalty
+		}
+		out[t] = v
+	}
+	return out
+}
+
+// less orders candidates by logit descending, then id ascending, so every
+// platform sorts ties the same way.
+func less(a, b cand) bool {
+	if a.logit != b.logit {
+		return a.logit > b.logit
+	}
+	return a.id < b.id
+}
+
+// minHeap keeps the k best candidates seen so far with the worst on top.
+type minHeap []cand
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return less(h[j], h[i]) }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(cand)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// topK keeps the k best candidates, sorted; k <= 0 or k >= len keeps all
+// (sorted, since the later stages walk them in order).
+func topK(c []cand, k int) []cand {
+	if k <= 0 || k >= len(c) {
+		sort.Slice(c, func(i, j int) bool { return less(c[i], c[j]) })
+		return c
+	}
+	h := minHeap(make([]cand, 0, k))
+	for _, x := range c {
+		if len(h) < k {
+			heap.Push(&h, x)
+		} else if less(x, h[0]) {
+			h[0] = x
+			heap.Fix(&h, 0)
+		}
+	}
+	out := c[:k]
+	copy(out, h)
+	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j]) })
+	return out
+}
+
+// softmax fills p for sorted candidates (max first).
+func softmax(c []cand) {
+	if len(c) == 0 {
+		return
+	}
+	m := float64(c[0].logit)
+	sum := 0.0
+	for i := range c {
+		e := 0.0
+		if !math.IsInf(float64(c[i].logit), -1) {
+			e = math.Exp(float64(c[i].logit) - m)
+		}
+		c[i].p = e
+		sum += e
+	}
+	for i := range c {
+		c[i].p /= sum
+	}
+}
+
+// topP keeps the smallest prefix whose probability mass reaches p (at least
+// one candidate).
+func topP(c []cand, p float32) []cand {
+	if p >= 1 || len(c) == 0 {
+		return c
+	}
+	softmax(c)
+	cum := 0.0
+	for i := range c {
+		cum += c[i].p
+		if cum >= float64(p) {
+			return c[:i+1]
+		}
+	}
+	return c
+}
+
+// minP drops candidates whose probability is below p times the best one's,
+// comparing logits: p_i >= p*p_max  <=>  l_i >= l_max + ln p.
+func minP(c []cand, p float32) []cand {
+	if p <= 0 || len(c) == 0 {
+		return c
+	}
+	minLogit := c[0].logit + float32(math.Log(float64(p)))
+	i := 1
+	for ; i < len(c); i++ {
+		if c[i].logit < minLogit {
+			break
+		}
+	}
+	return c[:i]
+}

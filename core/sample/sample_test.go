@@ -1,0 +1,254 @@
+package sample
+
+import (
+	"math"
+	"testing"
+)
+
+func ln(x float64) float32 { return float32(math.Log(x)) }
+
+func TestSplitmixSeeding(t *testing.T) {
+	// First outputs of Vigna's reference splitmix64 from state 0.
+	r := NewRNG(0)
+	want := [2]uint64{0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4}
+	if r.s[0] != want[0] || r.s[1] != want[1] {
+		t.Fatalf("splitmix64 seeding = %#x %#x, want %#x %#x", r.s[0], r.s[1], want[0], want[1])
+	}
+}
+
+func TestRNGUniform(t *testing.T) {
+	r := NewRNG(42)
+	const n = 100000
+	sum := 0.0
+	var buckets [10]int
+	for range n {
+		f := r.Float64()
+		if f < 0 || f >= 1 {
+			t.Fatalf("Float64 = %v outside [0,1)", f)
+		}
+		sum += f
+		buckets[int(f*10)]++
+	}
+	if m := sum / n; math.Abs(m-0.5) > 0.01 {
+		t.Errorf("mean = %v, want ~0.5", m)
+	}
+	for i, b := range buckets {
+		if b < n/10*9/10 || b > n/10*11/10 {
+			t.Errorf("bucket %d has %d of %d draws", i, b, n)
+		}
+	}
+	a, b := NewRNG(7), NewRNG(7)
+	c := NewRNG(8)
+	same := 0
+	for range 100 {
+		x, y, z := a.Uint64(), b.Uint64(), c.Uint64()
+		if x != y {
+			t.Fatal("same seed gave different streams")
+		}
+		if x == z {
+			same++
+		}
+	}
+	if same > 1 {
+		t.Errorf("seeds 7 and 8 agree on %d of 100 draws", same)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := DefaultParams()
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("defaults invalid: %v", err)
+	}
+	cases := []struct {
+		name string
+		mod  func(*Params)
+	}{
+		{"negative temp", func(p *Params) { p.Temp = -1 }},
+		{"nan temp", func(p *Params) { p.Temp = float32(math.NaN()) }},
+		{"negative top-k", func(p *Params) { p.TopK = -1 }},
+		{"top-p above 1", func(p *Params) { p.TopP = 1.5 }},
+		{"negative min-p", func(p *Params) { p.MinP = -0.1 }},
+		{"zero penalty", func(p *Params) { p.RepeatPenalty = 0 }},
+		{"negative last-n", func(p *Params) { p.RepeatLastN = -2 }},
+	}
+	for _, c := range cases {
+		p := DefaultParams()
+		c.mod(&p)
+		if _, err := New(p); err == nil {
+			t.Errorf("%s: New accepted %+v", c.name, p)
+		}
+	}
+}
+
+func TestGreedyAndPenalty(t *testing.T) {
+	cases := []struct {
+		name    string
+		logits  []float32
+		history []int32
+		penalty float32
+		lastN   int
+		want    int32
+	}{
+		{"argmax", []float32{0.1, 3, 2.9, -5}, nil, 1, 64, 1},
+		{"tie lowest id", []float32{1, 4, 4, 0}, nil, 1, 64, 1},
+		{"nan ignored", []float32{float32(math.NaN()), 1, 2}, nil, 1, 64, 2},
+		// 2/1.1 = 1.818 < 1.9: the penalised leader loses.
+		{"positive divided", []float32{2, 1.9, -1}, []int32{0}, 1.1, 64, 1},
+		// -1*1.1 = -1.1 < -1.05: a negative logit is pushed further down.
+		{"negative multiplied", []float32{-1, -1.05, -3}, []int32{0}, 1.1, 64, 1},
+		// Counted once, however often it repeats: 2/1.1 > 1.8.
+		{"once per token", []float32{2, 1.8}, []int32{0, 0, 0, 0}, 1.1, 64, 0},
+		// Token 0 slid out of a window of 2.
+		{"window", []float32{2, 1.9, 0}, []int32{0, 2, 2}, 1.1, 2, 0},
+		{"last-n 0 disables", []float32{2, 1.9}, []int32{0}, 1.5, 0, 0},
+		{"penalty 1 no-op", []float32{2, 1.9}, []int32{0}, 1, 64, 0},
+		{"out of range history ignored", []float32{2, 1.9}, []int32{99, -1}, 1.5, 64, 0},
+	}
+	for _, c := range cases {
+		p := DefaultParams()
+		p.Temp, p.RepeatPenalty, p.RepeatLastN = 0, c.penalty, c.lastN
+		s, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range c.history {
+			s.Accept(h)
+		}
+		in := append([]float32(nil), c.logits...)
+		if got := s.Sample(in); got != c.want {
+			t.Errorf("%s: got %d, want %d", c.name, got, c.want)
+		}
+		for i := range in {
+			if in[i] != c.logits[i] && !(in[i] != in[i]) {
+				t.Errorf("%s: logits modified", c.name)
+			}
+		}
+	}
+}
+
+// draws samples n times and returns the frequency of each token.
+func draws(t *testing.T, p Params, logits []float32, n int) []float64 {
+	t.Helper()
+	s, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := make([]float64, len(logits))
+	for range n {
+		f[s.Sample(logits)]++
+	}
+	for i := range f {
+		f[i] /= float64(n)
+	}
+	return f
+}
+
+func TestFilters(t *testing.T) {
+	// Probabilities 0.5, 0.3, 0.15, 0.05 at temperature 1.
+	logits := []float32{ln(0.5), ln(0.3), ln(0.15), ln(0.05)}
+	cases := []struct {
+		name string
+		mod  func(*Params)
+		want []float64 // expected frequencies (renormalised over the kept set)
+	}{
+		{"no filters", func(p *Params) {}, []float64{0.5, 0.3, 0.15, 0.05}},
+		{"top-k 1", func(p *Params) { p.TopK = 1 }, []float64{1, 0, 0, 0}},
+		{"top-k 2", func(p *Params) { p.TopK = 2 }, []float64{0.625, 0.375, 0, 0}},
+		// Cumulative 0.5, 0.8: 0.7 is reached at the second token.
+		{"top-p 0.7", func(p *Params) { p.TopP = 0.7 }, []float64{0.625, 0.375, 0, 0}},
+		{"top-p 0.5", func(p *Params) { p.TopP = 0.5 }, []float64{1, 0, 0, 0}},
+		// Keep p >= 0.25: 0.5 and 0.3.
+		{"min-p 0.5", func(p *Params) { p.MinP = 0.5 }, []float64{0.625, 0.375, 0, 0}},
+		// Keep p >= 0.05: all four.
+		{"min-p 0.1", func(p *Params) { p.MinP = 0.1 }, []float64{0.5, 0.3, 0.15, 0.05}},
+		// Temperature 0.5 squares the probabilities before renormalising.
+		{"temp 0.5", func(p *Params) { p.Temp = 0.5 }, sq([]float64{0.5, 0.3, 0.15, 0.05})},
+		// Filters see temperature-1 probabilities (llama.cpp applies temperature
+		// last): top-p 0.7 still keeps two tokens at temperature 2.
+		{"top-p before temp", func(p *Params) { p.TopP, p.Temp = 0.7, 2 }, norm([]float64{math.Sqrt(0.5), math.Sqrt(0.3), 0, 0})},
+	}
+	for _, c := range cases {
+		p := Params{Temp: 1, TopK: 0, TopP: 1, MinP: 0, RepeatPenalty: 1, Seed: 1}
+		c.mod(&p)
+		got := draws(t, p, logits, 40000)
+		for i := range got {
+			if math.Abs(got[i]-c.want[i]) > 0.012 {
+				t.Errorf("%s: frequencies %.3f, want %.3f", c.name, got, c.want)
+				break
+			}
+		}
+	}
+}
+
+func sq(p []float64) []float64 {
+	out := make([]float64, len(p))
+	for i, v := range p {
+		out[i] = v * v
+	}
+	return norm(out)
+}
+
+func norm(p []float64) []float64 {
+	s := 0.0
+	for _, v := range p {
+		s += v
+	}
+	out := make([]float64, len(p))
+	for i, v := range p {
+		out[i] = v / s
+	}
+	return out
+}
+
+func TestSeedDeterminism(t *testing.T) {
+	logits := make([]float32, 1000)
+	g := NewRNG(3)
+	for i := range logits {
+		logits[i] = float32(g.Float64() * 4)
+	}
+	run := func(seed uint64) []int32 {
+		p := DefaultParams()
+		p.Seed = seed
+		p.RepeatPenalty = 1.1
+		s, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int32
+		for range 50 {
+			tok := s.Sample(logits)
+			s.Accept(tok)
+			out = append(out, tok)
+		}
+		return out
+	}
+	a, b, c := run(5), run(5), run(6)
+	diff := 0
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("same seed diverged at %d", i)
+		}
+		if a[i] != c[i] {
+			diff++
+		}
+	}
+	if diff == 0 {
+		t.Error("seeds 5 and 6 gave identical 50-token sequences")
+	}
+}
+
+func TestTopKHeapMatchesSort(t *testing.T) {
+	g := NewRNG(9)
+	c := make([]cand, 500)
+	for i := range c {
+		c[i] = cand{id: int32(i), logit: float32(int(g.Float64() * 50))} // many ties
+	}
+	full := append([]cand(nil), c...)
+	full = topK(full, 0)
+	part := topK(append([]cand(nil), c...), 37)
+	for i := range part {
+		if part[i] != full[i] {
+			t.Fatalf("top-k heap [%d] = %+v, sort = %+v", i, part[i], full[i])
+		}
+	}
+}
