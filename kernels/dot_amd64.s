@@ -1,0 +1,1182 @@
+// AVX2+FMA+F16C dot products, one weight row against one activation row
+// (ggml vec_dot semantics). Integer sums inside a block are exact for every
+// byte pattern: unsigned nibble values go through VPMADDUBSW against the
+// signed activations and the zero-point offset is subtracted as a second
+// VPMADDUBSW of the offset constant (no VPSIGNB trick, which is wrong for an
+// activation byte of -128), and int8×int8 goes through VPMOVSXBW+VPMADDWD.
+// Only the float accumulation order differs from the scalar reference.
+
+#include "textflag.h"
+
+DATA c0f<>+0(SB)/4, $0x0f0f0f0f
+GLOBL c0f<>(SB), RODATA|NOPTR, $4
+DATA c08<>+0(SB)/4, $0x08080808
+GLOBL c08<>(SB), RODATA|NOPTR, $4
+DATA c10<>+0(SB)/4, $0x10101010
+GLOBL c10<>(SB), RODATA|NOPTR, $4
+DATA c03<>+0(SB)/4, $0x03030303
+GLOBL c03<>(SB), RODATA|NOPTR, $4
+DATA c04<>+0(SB)/4, $0x04040404
+GLOBL c04<>(SB), RODATA|NOPTR, $4
+DATA c20<>+0(SB)/4, $0x20202020
+GLOBL c20<>(SB), RODATA|NOPTR, $4
+DATA c30<>+0(SB)/4, $0x30303030
+GLOBL c30<>(SB), RODATA|NOPTR, $4
+DATA c80<>+0(SB)/4, $0x80808080
+GLOBL c80<>(SB), RODATA|NOPTR, $4
+DATA cw1<>+0(SB)/4, $0x00010001
+GLOBL cw1<>(SB), RODATA|NOPTR, $4
+DATA cff<>+0(SB)/4, $0xffffffff
+GLOBL cff<>(SB), RODATA|NOPTR, $4
+
+// shufK4: entry k (32 bytes) broadcasts int16 word k of each 128-bit lane.
+// shufPair: entry k broadcasts word 2k in the low lane and 2k+1 in the high
+// lane (a 32-element chunk whose two halves have their own scale).
+// shufQh/bitQh expand 32 packed high bits into 32 bytes (byte j <- bit j).
+DATA shufK4<>+0(SB)/8, $0x0100010001000100
+DATA shufK4<>+8(SB)/8, $0x0100010001000100
+DATA shufK4<>+16(SB)/8, $0x0100010001000100
+DATA shufK4<>+24(SB)/8, $0x0100010001000100
+DATA shufK4<>+32(SB)/8, $0x0302030203020302
+DATA shufK4<>+40(SB)/8, $0x0302030203020302
+DATA shufK4<>+48(SB)/8, $0x0302030203020302
+DATA shufK4<>+56(SB)/8, $0x0302030203020302
+DATA shufK4<>+64(SB)/8, $0x0504050405040504
+DATA shufK4<>+72(SB)/8, $0x0504050405040504
+DATA shufK4<>+80(SB)/8, $0x0504050405040504
+DATA shufK4<>+88(SB)/8, $0x0504050405040504
+DATA shufK4<>+96(SB)/8, $0x0706070607060706
+DATA shufK4<>+104(SB)/8, $0x0706070607060706
+DATA shufK4<>+112(SB)/8, $0x0706070607060706
+DATA shufK4<>+120(SB)/8, $0x0706070607060706
+DATA shufK4<>+128(SB)/8, $0x0908090809080908
+DATA shufK4<>+136(SB)/8, $0x0908090809080908
+DATA shufK4<>+144(SB)/8, $0x0908090809080908
+DATA shufK4<>+152(SB)/8, $0x0908090809080908
+DATA shufK4<>+160(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA shufK4<>+168(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA shufK4<>+176(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA shufK4<>+184(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA shufK4<>+192(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA shufK4<>+200(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA shufK4<>+208(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA shufK4<>+216(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA shufK4<>+224(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA shufK4<>+232(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA shufK4<>+240(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA shufK4<>+248(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL shufK4<>(SB), RODATA|NOPTR, $256
+DATA shufPair<>+0(SB)/8, $0x0100010001000100
+DATA shufPair<>+8(SB)/8, $0x0100010001000100
+DATA shufPair<>+16(SB)/8, $0x0302030203020302
+DATA shufPair<>+24(SB)/8, $0x0302030203020302
+DATA shufPair<>+32(SB)/8, $0x0504050405040504
+DATA shufPair<>+40(SB)/8, $0x0504050405040504
+DATA shufPair<>+48(SB)/8, $0x0706070607060706
+DATA shufPair<>+56(SB)/8, $0x0706070607060706
+DATA shufPair<>+64(SB)/8, $0x0908090809080908
+DATA shufPair<>+72(SB)/8, $0x0908090809080908
+DATA shufPair<>+80(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA shufPair<>+88(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA shufPair<>+96(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA shufPair<>+104(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA shufPair<>+112(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA shufPair<>+120(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL shufPair<>(SB), RODATA|NOPTR, $128
+DATA shufQh<>+0(SB)/8, $0x0000000000000000
+DATA shufQh<>+8(SB)/8, $0x0101010101010101
+DATA shufQh<>+16(SB)/8, $0x0202020202020202
+DATA shufQh<>+24(SB)/8, $0x0303030303030303
+GLOBL shufQh<>(SB), RODATA|NOPTR, $32
+DATA bitQh<>+0(SB)/8, $0x7fbfdfeff7fbfdfe
+DATA bitQh<>+8(SB)/8, $0x7fbfdfeff7fbfdfe
+DATA bitQh<>+16(SB)/8, $0x7fbfdfeff7fbfdfe
+DATA bitQh<>+24(SB)/8, $0x7fbfdfeff7fbfdfe
+GLOBL bitQh<>(SB), RODATA|NOPTR, $32
+
+// Horizontal sum of the 8 floats of y into lane 0 of x (x is y's low half).
+#define HSUMPS(y, x, t) \
+	VEXTRACTF128 $1, y, t; \
+	VADDPS t, x, x; \
+	VPERMILPS $0x4E, x, t; \
+	VADDPS t, x, x; \
+	VMOVSHDUP x, t; \
+	VADDSS t, x, x
+
+// Horizontal sum of the 8 int32 of y into lane 0 of x.
+#define HSUMD(y, x, t) \
+	VEXTRACTI128 $1, y, t; \
+	VPADDD t, x, x; \
+	VPSHUFD $0x4E, x, t; \
+	VPADDD t, x, x; \
+	VPSHUFD $0xB1, x, t; \
+	VPADDD t, x, x
+
+// Y1 = broadcast(fp16(w[wo]) * fp16(a[ao])).
+#define DPROD(wo, ao) \
+	MOVWLZX wo(SI), AX; \
+	MOVWLZX ao(DI), BX; \
+	SHLL $16, BX; \
+	ORL BX, AX; \
+	VMOVD AX, X1; \
+	VCVTPH2PS X1, X1; \
+	VMOVSHDUP X1, X2; \
+	VMULSS X2, X1, X1; \
+	VBROADCASTSS X1, Y1
+
+// Y1 = broadcast(d_w*d_a), accm[0] += m_w*s_a for the (d, m)·(d, s) types.
+#define DMPROD(wo, ao, accm) \
+	MOVL wo(SI), AX; \
+	VMOVD AX, X1; \
+	MOVL ao(DI), AX; \
+	VPINSRD $1, AX, X1, X1; \
+	VCVTPH2PS X1, X1; \
+	VMOVHLPS X1, X1, X2; \
+	VMULPS X2, X1, X1; \
+	VMOVSHDUP X1, X2; \
+	VADDSS X2, accm, accm; \
+	VBROADCASTSS X1, Y1
+
+// Y2 = the 32 nibbles at qo(SI) as bytes: low nibbles then high nibbles.
+#define NIBBLES(qo) \
+	VMOVDQU qo(SI), X2; \
+	VPSRLW $4, X2, X3; \
+	VINSERTI128 $1, X3, Y2, Y2; \
+	VPAND Y15, Y2, Y2
+
+// Y5 = 0x10 in byte j where bit j of the uint32 at ho(SI) is set.
+#define HIGHBITS(ho) \
+	VPBROADCASTD ho(SI), Y5; \
+	VPSHUFB Y12, Y5, Y5; \
+	VPOR Y11, Y5, Y5; \
+	VPCMPEQB Y10, Y5, Y5; \
+	VPAND Y9, Y5, Y5
+
+// acc += Y1 * float(Σ pairs of (Y2 - off)·a[ao:ao+32]), off given as bytes in yoff.
+#define DOTOFF(ao, yoff, acc) \
+	VMOVDQU ao(DI), Y3; \
+	VPMADDUBSW Y3, Y2, Y4; \
+	VPMADDUBSW Y3, yoff, Y5; \
+	VPSUBW Y5, Y4, Y4; \
+	VPMADDWD Y14, Y4, Y4; \
+	VCVTDQ2PS Y4, Y4; \
+	VFMADD231PS Y4, Y1, acc
+
+// acc += Y1 * float(Σ pairs of Y2·a[ao:ao+32]) for unsigned Y2.
+#define DOTU(ao, acc) \
+	VPMADDUBSW ao(DI), Y2, Y4; \
+	VPMADDWD Y14, Y4, Y4; \
+	VCVTDQ2PS Y4, Y4; \
+	VFMADD231PS Y4, Y1, acc
+
+#define Q4_0_BLK(wo, ao, acc) \
+	DPROD(wo, ao); \
+	NIBBLES(wo+2); \
+	DOTOFF(ao+2, Y13, acc)
+
+// func dotQ4_0Q8_0AVX2(nb int, w, a *byte) float32
+TEXT ·dotQ4_0Q8_0AVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Y15
+	VPBROADCASTD cw1<>(SB), Y14
+	VPBROADCASTD c08<>(SB), Y13
+	VXORPS Y0, Y0, Y0
+	VXORPS Y6, Y6, Y6
+q40loop:
+	CMPQ CX, $2
+	JLT q40tail
+	Q4_0_BLK(0, 0, Y0)
+	Q4_0_BLK(18, 34, Y6)
+	ADDQ $36, SI
+	ADDQ $68, DI
+	SUBQ $2, CX
+	JMP q40loop
+q40tail:
+	TESTQ CX, CX
+	JZ q40done
+	Q4_0_BLK(0, 0, Y0)
+q40done:
+	VADDPS Y6, Y0, Y0
+	HSUMPS(Y0, X0, X1)
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+#define Q8_0_BLK(wo, ao, acc) \
+	DPROD(wo, ao); \
+	VPMOVSXBW wo+2(SI), Y2; \
+	VPMOVSXBW ao+2(DI), Y3; \
+	VPMADDWD Y3, Y2, Y2; \
+	VPMOVSXBW wo+18(SI), Y4; \
+	VPMOVSXBW ao+18(DI), Y5; \
+	VPMADDWD Y5, Y4, Y4; \
+	VPADDD Y4, Y2, Y2; \
+	VCVTDQ2PS Y2, Y2; \
+	VFMADD231PS Y2, Y1, acc
+
+// func dotQ8_0Q8_0AVX2(nb int, w, a *byte) float32
+TEXT ·dotQ8_0Q8_0AVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y6, Y6, Y6
+q80loop:
+	CMPQ CX, $2
+	JLT q80tail
+	Q8_0_BLK(0, 0, Y0)
+	Q8_0_BLK(34, 34, Y6)
+	ADDQ $68, SI
+	ADDQ $68, DI
+	SUBQ $2, CX
+	JMP q80loop
+q80tail:
+	TESTQ CX, CX
+	JZ q80done
+	Q8_0_BLK(0, 0, Y0)
+q80done:
+	VADDPS Y6, Y0, Y0
+	HSUMPS(Y0, X0, X1)
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+#define Q4_1_BLK(wo, ao, acc, accm) \
+	DMPROD(wo, ao, accm); \
+	NIBBLES(wo+4); \
+	DOTU(ao+4, acc)
+
+// func dotQ4_1Q8_1AVX2(nb int, w, a *byte) float32
+TEXT ·dotQ4_1Q8_1AVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Y15
+	VPBROADCASTD cw1<>(SB), Y14
+	VXORPS Y0, Y0, Y0
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+q41loop:
+	CMPQ CX, $2
+	JLT q41tail
+	Q4_1_BLK(0, 0, Y0, X7)
+	Q4_1_BLK(20, 36, Y6, X8)
+	ADDQ $40, SI
+	ADDQ $72, DI
+	SUBQ $2, CX
+	JMP q41loop
+q41tail:
+	TESTQ CX, CX
+	JZ q41done
+	Q4_1_BLK(0, 0, Y0, X7)
+q41done:
+	VADDPS Y6, Y0, Y0
+	HSUMPS(Y0, X0, X1)
+	VADDSS X8, X7, X7
+	VADDSS X7, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+#define Q5_0_BLK(wo, ao, acc) \
+	DPROD(wo, ao); \
+	HIGHBITS(wo+2); \
+	NIBBLES(wo+6); \
+	VPOR Y5, Y2, Y2; \
+	DOTOFF(ao+2, Y9, acc)
+
+#define Q5_SETUP \
+	VPBROADCASTD c0f<>(SB), Y15; \
+	VPBROADCASTD cw1<>(SB), Y14; \
+	VMOVDQU shufQh<>(SB), Y12; \
+	VMOVDQU bitQh<>(SB), Y11; \
+	VPBROADCASTD cff<>(SB), Y10; \
+	VPBROADCASTD c10<>(SB), Y9
+
+// func dotQ5_0Q8_0AVX2(nb int, w, a *byte) float32
+TEXT ·dotQ5_0Q8_0AVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	Q5_SETUP
+	VXORPS Y0, Y0, Y0
+	VXORPS Y6, Y6, Y6
+q50loop:
+	CMPQ CX, $2
+	JLT q50tail
+	Q5_0_BLK(0, 0, Y0)
+	Q5_0_BLK(22, 34, Y6)
+	ADDQ $44, SI
+	ADDQ $68, DI
+	SUBQ $2, CX
+	JMP q50loop
+q50tail:
+	TESTQ CX, CX
+	JZ q50done
+	Q5_0_BLK(0, 0, Y0)
+q50done:
+	VADDPS Y6, Y0, Y0
+	HSUMPS(Y0, X0, X1)
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+#define Q5_1_BLK(wo, ao, acc, accm) \
+	DMPROD(wo, ao, accm); \
+	HIGHBITS(wo+4); \
+	NIBBLES(wo+8); \
+	VPOR Y5, Y2, Y2; \
+	DOTU(ao+4, acc)
+
+// func dotQ5_1Q8_1AVX2(nb int, w, a *byte) float32
+TEXT ·dotQ5_1Q8_1AVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	Q5_SETUP
+	VXORPS Y0, Y0, Y0
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+q51loop:
+	CMPQ CX, $2
+	JLT q51tail
+	Q5_1_BLK(0, 0, Y0, X7)
+	Q5_1_BLK(24, 36, Y6, X8)
+	ADDQ $48, SI
+	ADDQ $72, DI
+	SUBQ $2, CX
+	JMP q51loop
+q51tail:
+	TESTQ CX, CX
+	JZ q51done
+	Q5_1_BLK(0, 0, Y0, X7)
+q51done:
+	VADDPS Y6, Y0, Y0
+	HSUMPS(Y0, X0, X1)
+	VADDSS X8, X7, X7
+	VADDSS X7, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// ---- K-quants against Q8_K (f32 d at 0, 256 int8 at 4, 16 int16 bsums at 260).
+// Each super-block's integer sums are reduced to one exact int32 before the
+// float scale is applied, as the scalar reference does.
+
+// Y6 += Σ_pairs scale(k) · (Y10 · a[ao:ao+32]) with per-lane scales from
+// shufPair entry k applied to the duplicated 8-word scale vector s.
+#define PAIRACC(ao, k, s) \
+	VPMADDUBSW ao(DI), Y10, Y10; \
+	VPSHUFB shufPair<>+(32*k)(SB), s, Y9; \
+	VPMADDWD Y9, Y10, Y10; \
+	VPADDD Y10, Y6, Y6
+
+// X0[0] += X1[0]*float(int X6[0]) - X2[0]*float(int X4[0]).
+#define KFINISH_MIN \
+	HSUMD(Y6, X6, X5); \
+	VCVTDQ2PS X6, X6; \
+	VCVTDQ2PS X4, X4; \
+	VMOVSHDUP X1, X2; \
+	VFMADD231SS X6, X1, X0; \
+	VFNMADD231SS X4, X2, X0
+
+// X1 = [fp16(w[0])*a.d, fp16(w[2])*a.d] for (d, dmin) at wo(SI).
+#define KDMIN(wo) \
+	MOVL wo(SI), AX; \
+	VMOVD AX, X1; \
+	VCVTPH2PS X1, X1; \
+	VBROADCASTSS 0(DI), X2; \
+	VMULPS X2, X1, X1
+
+// X1 = fp16(w[wo]) * a.d
+#define KD(wo) \
+	MOVWLZX wo(SI), AX; \
+	VMOVD AX, X1; \
+	VCVTPH2PS X1, X1; \
+	VMULSS 0(DI), X1, X1
+
+// Q4_K/Q5_K 6-bit scales and mins: X3 = 8 int16 scales duplicated in both
+// lanes (Y3), X4 = Σ min_j·(bsum_2j+bsum_2j+1) as int32 in lane 0.
+#define K4SCALES \
+	MOVL 4(SI), AX; \
+	MOVL 8(SI), BX; \
+	MOVL 12(SI), DX; \
+	MOVL AX, R8; \
+	ANDL $0x3f3f3f3f, R8; \
+	MOVL BX, R9; \
+	ANDL $0x3f3f3f3f, R9; \
+	MOVL DX, R10; \
+	ANDL $0x0f0f0f0f, R10; \
+	MOVL AX, R11; \
+	SHRL $6, R11; \
+	ANDL $0x03030303, R11; \
+	SHLL $4, R11; \
+	ORL R11, R10; \
+	SHRL $4, DX; \
+	ANDL $0x0f0f0f0f, DX; \
+	SHRL $6, BX; \
+	ANDL $0x03030303, BX; \
+	SHLL $4, BX; \
+	ORL BX, DX; \
+	VMOVD R8, X3; \
+	VPINSRD $1, R10, X3, X3; \
+	VMOVD R9, X4; \
+	VPINSRD $1, DX, X4, X4; \
+	VPMOVZXBW X3, X3; \
+	VINSERTI128 $1, X3, Y3, Y3; \
+	VPUNPCKLBW X4, X4, X4; \
+	VPMOVZXBW X4, Y4; \
+	VPMADDWD 260(DI), Y4, Y4; \
+	HSUMD(Y4, X4, X5)
+
+// One 64-element chunk j of Q4_K: low nibbles are sub-block 2j, high 2j+1.
+#define Q4K_CHUNK(j) \
+	VMOVDQU (16+32*j)(SI), Y7; \
+	VPSRLW $4, Y7, Y8; \
+	VPAND Y15, Y7, Y7; \
+	VPAND Y15, Y8, Y8; \
+	VPMADDUBSW (4+64*j)(DI), Y7, Y7; \
+	VPMADDUBSW (36+64*j)(DI), Y8, Y8; \
+	VPSHUFB shufK4<>+(64*j)(SB), Y3, Y9; \
+	VPSHUFB shufK4<>+(64*j+32)(SB), Y3, Y10; \
+	VPMADDWD Y9, Y7, Y7; \
+	VPMADDWD Y10, Y8, Y8; \
+	VPADDD Y7, Y6, Y6; \
+	VPADDD Y8, Y6, Y6
+
+// func dotQ4_KQ8_KAVX2(nb int, w, a *byte) float32
+TEXT ·dotQ4_KQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Y15
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ q4kdone
+q4kloop:
+	K4SCALES
+	VPXOR Y6, Y6, Y6
+	Q4K_CHUNK(0)
+	Q4K_CHUNK(1)
+	Q4K_CHUNK(2)
+	Q4K_CHUNK(3)
+	KDMIN(0)
+	KFINISH_MIN
+	ADDQ $144, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ q4kloop
+q4kdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// One 64-element chunk j of Q5_K; the high bit of sub-block 2j is bit 2j of
+// qh (Y11), moved to bit 4 by lop $lc, and likewise for 2j+1 with hop $hc.
+#define Q5K_CHUNK(j, lop, lc, hop, hc) \
+	VMOVDQU (48+32*j)(SI), Y7; \
+	VPSRLW $4, Y7, Y8; \
+	VPAND Y15, Y7, Y7; \
+	VPAND Y15, Y8, Y8; \
+	lop $lc, Y11, Y9; \
+	VPAND Y13, Y9, Y9; \
+	VPOR Y9, Y7, Y7; \
+	hop $hc, Y11, Y10; \
+	VPAND Y13, Y10, Y10; \
+	VPOR Y10, Y8, Y8; \
+	VPMADDUBSW (4+64*j)(DI), Y7, Y7; \
+	VPMADDUBSW (36+64*j)(DI), Y8, Y8; \
+	VPSHUFB shufK4<>+(64*j)(SB), Y3, Y9; \
+	VPSHUFB shufK4<>+(64*j+32)(SB), Y3, Y10; \
+	VPMADDWD Y9, Y7, Y7; \
+	VPMADDWD Y10, Y8, Y8; \
+	VPADDD Y7, Y6, Y6; \
+	VPADDD Y8, Y6, Y6
+
+// func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32
+TEXT ·dotQ5_KQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Y15
+	VPBROADCASTD c10<>(SB), Y13
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ q5kdone
+q5kloop:
+	K4SCALES
+	VMOVDQU 16(SI), Y11
+	VPXOR Y6, Y6, Y6
+	Q5K_CHUNK(0, VPSLLW, 4, VPSLLW, 3)
+	Q5K_CHUNK(1, VPSLLW, 2, VPSLLW, 1)
+	Q5K_CHUNK(2, VPSRLW, 0, VPSRLW, 1)
+	Q5K_CHUNK(3, VPSRLW, 2, VPSRLW, 3)
+	KDMIN(0)
+	KFINISH_MIN
+	ADDQ $176, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ q5kloop
+q5kdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// Q6_K half h (128 elements): ql at 64h, qh at 128+32h; values are 6-bit
+// unsigned here and the -32 offset is applied through the bsums.
+#define Q6K_HALF(h, s) \
+	VMOVDQU (64*h)(SI), Y7; \
+	VMOVDQU (64*h+32)(SI), Y8; \
+	VMOVDQU (128+32*h)(SI), Y12; \
+	VPAND Y15, Y7, Y10; \
+	VPSLLW $4, Y12, Y11; \
+	VPAND Y13, Y11, Y11; \
+	VPOR Y11, Y10, Y10; \
+	PAIRACC(4+128*h, 0, s); \
+	VPAND Y15, Y8, Y10; \
+	VPSLLW $2, Y12, Y11; \
+	VPAND Y13, Y11, Y11; \
+	VPOR Y11, Y10, Y10; \
+	PAIRACC(36+128*h, 1, s); \
+	VPSRLW $4, Y7, Y10; \
+	VPAND Y15, Y10, Y10; \
+	VPAND Y13, Y12, Y11; \
+	VPOR Y11, Y10, Y10; \
+	PAIRACC(68+128*h, 2, s); \
+	VPSRLW $4, Y8, Y10; \
+	VPAND Y15, Y10, Y10; \
+	VPSRLW $2, Y12, Y11; \
+	VPAND Y13, Y11, Y11; \
+	VPOR Y11, Y10, Y10; \
+	PAIRACC(100+128*h, 3, s)
+
+// func dotQ6_KQ8_KAVX2(nb int, w, a *byte) float32
+TEXT ·dotQ6_KQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Y15
+	VPBROADCASTD c30<>(SB), Y13
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ q6kdone
+q6kloop:
+	VPMOVSXBW 192(SI), Y3
+	VPMADDWD 260(DI), Y3, Y4
+	VPSLLD $5, Y4, Y4
+	VPXOR Y6, Y6, Y6
+	VPSUBD Y4, Y6, Y6
+	VPERMQ $0x44, Y3, Y14
+	Q6K_HALF(0, Y14)
+	VPERMQ $0xEE, Y3, Y14
+	Q6K_HALF(1, Y14)
+	HSUMD(Y6, X6, X5)
+	VCVTDQ2PS X6, X6
+	KD(208)
+	VFMADD231SS X6, X1, X0
+	ADDQ $210, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ q6kloop
+q6kdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// Q2_K half h: 32 bytes of 2-bit quants at 16+32h, four shifts.
+#define Q2K_HALF(h, s) \
+	VMOVDQU (16+32*h)(SI), Y7; \
+	VPAND Y13, Y7, Y10; \
+	PAIRACC(4+128*h, 0, s); \
+	VPSRLW $2, Y7, Y10; \
+	VPAND Y13, Y10, Y10; \
+	PAIRACC(36+128*h, 1, s); \
+	VPSRLW $4, Y7, Y10; \
+	VPAND Y13, Y10, Y10; \
+	PAIRACC(68+128*h, 2, s); \
+	VPSRLW $6, Y7, Y10; \
+	VPAND Y13, Y10, Y10; \
+	PAIRACC(100+128*h, 3, s)
+
+// func dotQ2_KQ8_KAVX2(nb int, w, a *byte) float32
+TEXT ·dotQ2_KQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Y15
+	VPBROADCASTD c03<>(SB), Y13
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ q2kdone
+q2kloop:
+	VMOVDQU 0(SI), X3
+	VPSRLW $4, X3, X4
+	VPAND X15, X4, X4
+	VPAND X15, X3, X3
+	VPMOVZXBW X4, Y4
+	VPMADDWD 260(DI), Y4, Y4
+	HSUMD(Y4, X4, X5)
+	VPMOVZXBW X3, Y3
+	VPXOR Y6, Y6, Y6
+	VPERMQ $0x44, Y3, Y14
+	Q2K_HALF(0, Y14)
+	VPERMQ $0xEE, Y3, Y14
+	Q2K_HALF(1, Y14)
+	KDMIN(80)
+	KFINISH_MIN
+	ADDQ $84, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ q2kloop
+q2kdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// One 32-element chunk of Q3_K: 2 low bits at shift qs of Y7, high bit m of
+// hmask (Y11) moved to bit 2 by hop $hc; value+4 is the unsigned byte.
+#define Q3K_CHUNK(qs, hop, hc, ao, k, s) \
+	VPSRLW $qs, Y7, Y10; \
+	VPAND Y13, Y10, Y10; \
+	hop $hc, Y11, Y9; \
+	VPAND Y15, Y9, Y9; \
+	VPOR Y9, Y10, Y10; \
+	PAIRACC(ao, k, s)
+
+// func dotQ3_KQ8_KAVX2(nb int, w, a *byte) float32
+TEXT ·dotQ3_KQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c04<>(SB), Y15
+	VPBROADCASTD c03<>(SB), Y13
+	VPBROADCASTD c20<>(SB), Y12
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ q3kdone
+q3kloop:
+	MOVL 96(SI), AX
+	MOVL 100(SI), BX
+	MOVL 104(SI), DX
+	MOVL AX, R8
+	ANDL $0x0f0f0f0f, R8
+	MOVL DX, R12
+	ANDL $0x03030303, R12
+	SHLL $4, R12
+	ORL R12, R8
+	MOVL BX, R9
+	ANDL $0x0f0f0f0f, R9
+	MOVL DX, R12
+	SHRL $2, R12
+	ANDL $0x03030303, R12
+	SHLL $4, R12
+	ORL R12, R9
+	MOVL AX, R10
+	SHRL $4, R10
+	ANDL $0x0f0f0f0f, R10
+	MOVL DX, R12
+	SHRL $4, R12
+	ANDL $0x03030303, R12
+	SHLL $4, R12
+	ORL R12, R10
+	MOVL BX, R11
+	SHRL $4, R11
+	ANDL $0x0f0f0f0f, R11
+	MOVL DX, R12
+	SHRL $6, R12
+	ANDL $0x03030303, R12
+	SHLL $4, R12
+	ORL R12, R11
+	VMOVD R8, X3
+	VPINSRD $1, R9, X3, X3
+	VPINSRD $2, R10, X3, X3
+	VPINSRD $3, R11, X3, X3
+	VPSUBB X12, X3, X3
+	VPMOVSXBW X3, Y3
+	VPMADDWD 260(DI), Y3, Y4
+	VPSLLD $2, Y4, Y4
+	VPXOR Y6, Y6, Y6
+	VPSUBD Y4, Y6, Y6
+	VMOVDQU 0(SI), Y11
+	VPERMQ $0x44, Y3, Y14
+	VMOVDQU 32(SI), Y7
+	Q3K_CHUNK(0, VPSLLW, 2, 4, 0, Y14)
+	Q3K_CHUNK(2, VPSLLW, 1, 36, 1, Y14)
+	Q3K_CHUNK(4, VPSRLW, 0, 68, 2, Y14)
+	Q3K_CHUNK(6, VPSRLW, 1, 100, 3, Y14)
+	VPERMQ $0xEE, Y3, Y14
+	VMOVDQU 64(SI), Y7
+	Q3K_CHUNK(0, VPSRLW, 2, 132, 0, Y14)
+	Q3K_CHUNK(2, VPSRLW, 3, 164, 1, Y14)
+	Q3K_CHUNK(4, VPSRLW, 4, 196, 2, Y14)
+	Q3K_CHUNK(6, VPSRLW, 5, 228, 3, Y14)
+	HSUMD(Y6, X6, X5)
+	VCVTDQ2PS X6, X6
+	KD(108)
+	VFMADD231SS X6, X1, X0
+	ADDQ $110, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ q3kloop
+q3kdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// ---- float types: n elements, four independent accumulators.
+
+// func dotF32AVX2(n int, w, a *byte) float32
+TEXT ·dotF32AVX2(SB), NOSPLIT, $0-28
+	MOVQ n+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+f32loop32:
+	CMPQ CX, $32
+	JLT f32loop8
+	VMOVUPS 0(SI), Y4
+	VFMADD231PS 0(DI), Y4, Y0
+	VMOVUPS 32(SI), Y5
+	VFMADD231PS 32(DI), Y5, Y1
+	VMOVUPS 64(SI), Y6
+	VFMADD231PS 64(DI), Y6, Y2
+	VMOVUPS 96(SI), Y7
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP f32loop32
+f32loop8:
+	CMPQ CX, $8
+	JLT f32tail
+	VMOVUPS 0(SI), Y4
+	VFMADD231PS 0(DI), Y4, Y0
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP f32loop8
+f32tail:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	HSUMPS(Y0, X0, X1)
+f32tl:
+	TESTQ CX, CX
+	JZ f32done
+	VMOVSS 0(SI), X4
+	VFMADD231SS 0(DI), X4, X0
+	ADDQ $4, SI
+	ADDQ $4, DI
+	DECQ CX
+	JMP f32tl
+f32done:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotF16AVX2(n int, w, a *byte) float32
+TEXT ·dotF16AVX2(SB), NOSPLIT, $0-28
+	MOVQ n+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+f16loop32:
+	CMPQ CX, $32
+	JLT f16loop8
+	VCVTPH2PS 0(SI), Y4
+	VCVTPH2PS 0(DI), Y8
+	VFMADD231PS Y8, Y4, Y0
+	VCVTPH2PS 16(SI), Y5
+	VCVTPH2PS 16(DI), Y9
+	VFMADD231PS Y9, Y5, Y1
+	VCVTPH2PS 32(SI), Y6
+	VCVTPH2PS 32(DI), Y10
+	VFMADD231PS Y10, Y6, Y2
+	VCVTPH2PS 48(SI), Y7
+	VCVTPH2PS 48(DI), Y11
+	VFMADD231PS Y11, Y7, Y3
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $32, CX
+	JMP f16loop32
+f16loop8:
+	CMPQ CX, $8
+	JLT f16tail
+	VCVTPH2PS 0(SI), Y4
+	VCVTPH2PS 0(DI), Y8
+	VFMADD231PS Y8, Y4, Y0
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $8, CX
+	JMP f16loop8
+f16tail:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	HSUMPS(Y0, X0, X1)
+f16tl:
+	TESTQ CX, CX
+	JZ f16done
+	MOVWLZX 0(SI), AX
+	VMOVD AX, X4
+	VCVTPH2PS X4, X4
+	MOVWLZX 0(DI), AX
+	VMOVD AX, X5
+	VCVTPH2PS X5, X5
+	VFMADD231SS X5, X4, X0
+	ADDQ $2, SI
+	ADDQ $2, DI
+	DECQ CX
+	JMP f16tl
+f16done:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotBF16AVX2(n int, w, a *byte) float32
+TEXT ·dotBF16AVX2(SB), NOSPLIT, $0-28
+	MOVQ n+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+bf16loop16:
+	CMPQ CX, $16
+	JLT bf16loop8
+	VPMOVZXWD 0(SI), Y4
+	VPSLLD $16, Y4, Y4
+	VPMOVZXWD 0(DI), Y8
+	VPSLLD $16, Y8, Y8
+	VFMADD231PS Y8, Y4, Y0
+	VPMOVZXWD 16(SI), Y5
+	VPSLLD $16, Y5, Y5
+	VPMOVZXWD 16(DI), Y9
+	VPSLLD $16, Y9, Y9
+	VFMADD231PS Y9, Y5, Y1
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $16, CX
+	JMP bf16loop16
+bf16loop8:
+	CMPQ CX, $8
+	JLT bf16tail
+	VPMOVZXWD 0(SI), Y4
+	VPSLLD $16, Y4, Y4
+	VPMOVZXWD 0(DI), Y8
+	VPSLLD $16, Y8, Y8
+	VFMADD231PS Y8, Y4, Y0
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $8, CX
+	JMP bf16loop8
+bf16tail:
+	VADDPS Y1, Y0, Y0
+	HSUMPS(Y0, X0, X1)
+bf16tl:
+	TESTQ CX, CX
+	JZ bf16done
+	MOVWLZX 0(SI), AX
+	SHLL $16, AX
+	VMOVD AX, X4
+	MOVWLZX 0(DI), AX
+	SHLL $16, AX
+	VMOVD AX, X5
+	VFMADD231SS X5, X4, X0
+	ADDQ $2, SI
+	ADDQ $2, DI
+	DECQ CX
+	JMP bf16tl
+bf16done:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// ---- AVX-512 (F, BW, VL, VNNI): two 32-element blocks per ZMM register.
+
+DATA perm02<>+0(SB)/8, $0
+DATA perm02<>+8(SB)/8, $0
+DATA perm02<>+16(SB)/8, $0
+DATA perm02<>+24(SB)/8, $0
+DATA perm02<>+32(SB)/8, $0x0000000200000002
+DATA perm02<>+40(SB)/8, $0x0000000200000002
+DATA perm02<>+48(SB)/8, $0x0000000200000002
+DATA perm02<>+56(SB)/8, $0x0000000200000002
+GLOBL perm02<>(SB), RODATA|NOPTR, $64
+
+// Z1 = [fp16 w[wo0]*a[ao0] ×8 | fp16 w[wo1]*a[ao1] ×8]; Z12 holds perm02.
+#define DPROD2(wo0, ao0, wo1, ao1) \
+	MOVWLZX wo0(SI), AX; \
+	MOVWLZX ao0(DI), BX; \
+	SHLL $16, BX; \
+	ORL BX, AX; \
+	MOVWLZX wo1(SI), DX; \
+	MOVWLZX ao1(DI), BX; \
+	SHLL $16, BX; \
+	ORL BX, DX; \
+	VMOVD AX, X1; \
+	VPINSRD $1, DX, X1, X1; \
+	VCVTPH2PS X1, X1; \
+	VMOVSHDUP X1, X2; \
+	VMULPS X2, X1, X1; \
+	VPERMPS Z1, Z12, Z1
+
+// Fold the ZMM accumulator Z0 into Y0 so VEX tail code may use it.
+#define FOLDZ0 \
+	VEXTRACTF64X4 $1, Z0, Y1; \
+	VADDPS Y1, Y0, Y0
+
+// Two Q4_0 blocks: nibbles laid out [lo0 hi0 lo1 hi1] to match the two
+// activation blocks; Σ(q-8)·a = VPDPBUSD(q, a) - VPDPBUSD(8, a).
+#define Q4_0_PAIR(wo, ao, acc) \
+	DPROD2(wo, ao, wo+18, ao+34); \
+	VMOVDQU wo+2(SI), X2; \
+	VINSERTI128 $1, wo+20(SI), Y2, Y2; \
+	VPSRLW $4, Y2, Y3; \
+	VINSERTI64X4 $1, Y3, Z2, Z2; \
+	VPANDD Z15, Z2, Z2; \
+	VSHUFI64X2 $0xD8, Z2, Z2, Z2; \
+	VMOVDQU ao+2(DI), Y3; \
+	VINSERTI64X4 $1, ao+36(DI), Z3, Z3; \
+	VPXORD Z4, Z4, Z4; \
+	VPDPBUSD Z3, Z2, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPDPBUSD Z3, Z13, Z5; \
+	VPSUBD Z5, Z4, Z4; \
+	VCVTDQ2PS Z4, Z4; \
+	VFMADD231PS Z4, Z1, acc
+
+// func dotQ4_0Q8_0AVX512(nb int, w, a *byte) float32
+TEXT ·dotQ4_0Q8_0AVX512(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Z15
+	VPBROADCASTD cw1<>(SB), Y14
+	VPBROADCASTD c08<>(SB), Z13
+	VMOVDQU64 perm02<>(SB), Z12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z6, Z6, Z6
+z40loop4:
+	CMPQ CX, $4
+	JLT z40loop2
+	Q4_0_PAIR(0, 0, Z0)
+	Q4_0_PAIR(36, 68, Z6)
+	ADDQ $72, SI
+	ADDQ $136, DI
+	SUBQ $4, CX
+	JMP z40loop4
+z40loop2:
+	VADDPS Z6, Z0, Z0
+	CMPQ CX, $2
+	JLT z40tail
+	Q4_0_PAIR(0, 0, Z0)
+	ADDQ $36, SI
+	ADDQ $68, DI
+	SUBQ $2, CX
+z40tail:
+	FOLDZ0
+	TESTQ CX, CX
+	JZ z40done
+	Q4_0_BLK(0, 0, Y0)
+z40done:
+	HSUMPS(Y0, X0, X1)
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// Two Q8_0 blocks: Σ w·a = VPDPBUSD(a^0x80, w) - VPDPBUSD(0x80, w), exact
+// for every byte (a^0x80 is a+128 as an unsigned byte).
+#define Q8_0_PAIR(wo, ao, acc) \
+	DPROD2(wo, ao, wo+34, ao+34); \
+	VMOVDQU wo+2(SI), Y2; \
+	VINSERTI64X4 $1, wo+36(SI), Z2, Z2; \
+	VMOVDQU ao+2(DI), Y3; \
+	VINSERTI64X4 $1, ao+36(DI), Z3, Z3; \
+	VPXORD Z14, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; \
+	VPDPBUSD Z2, Z3, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPDPBUSD Z2, Z14, Z5; \
+	VPSUBD Z5, Z4, Z4; \
+	VCVTDQ2PS Z4, Z4; \
+	VFMADD231PS Z4, Z1, acc
+
+// func dotQ8_0Q8_0AVX512(nb int, w, a *byte) float32
+TEXT ·dotQ8_0Q8_0AVX512(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c80<>(SB), Z14
+	VMOVDQU64 perm02<>(SB), Z12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z6, Z6, Z6
+z80loop4:
+	CMPQ CX, $4
+	JLT z80loop2
+	Q8_0_PAIR(0, 0, Z0)
+	Q8_0_PAIR(68, 68, Z6)
+	ADDQ $136, SI
+	ADDQ $136, DI
+	SUBQ $4, CX
+	JMP z80loop4
+z80loop2:
+	VADDPS Z6, Z0, Z0
+	CMPQ CX, $2
+	JLT z80tail
+	Q8_0_PAIR(0, 0, Z0)
+	ADDQ $68, SI
+	ADDQ $68, DI
+	SUBQ $2, CX
+z80tail:
+	FOLDZ0
+	TESTQ CX, CX
+	JZ z80done
+	Q8_0_BLK(0, 0, Y0)
+z80done:
+	HSUMPS(Y0, X0, X1)
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotF32AVX512(n int, w, a *byte) float32
+TEXT ·dotF32AVX512(SB), NOSPLIT, $0-28
+	MOVQ n+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+zf32loop64:
+	CMPQ CX, $64
+	JLT zf32loop16
+	VMOVUPS 0(SI), Z4
+	VFMADD231PS 0(DI), Z4, Z0
+	VMOVUPS 64(SI), Z5
+	VFMADD231PS 64(DI), Z5, Z1
+	VMOVUPS 128(SI), Z6
+	VFMADD231PS 128(DI), Z6, Z2
+	VMOVUPS 192(SI), Z7
+	VFMADD231PS 192(DI), Z7, Z3
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP zf32loop64
+zf32loop16:
+	CMPQ CX, $16
+	JLT zf32fold
+	VMOVUPS 0(SI), Z4
+	VFMADD231PS 0(DI), Z4, Z0
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP zf32loop16
+zf32fold:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z0
+	FOLDZ0
+	CMPQ CX, $8
+	JLT zf32hsum
+	VMOVUPS 0(SI), Y4
+	VFMADD231PS 0(DI), Y4, Y0
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+zf32hsum:
+	HSUMPS(Y0, X0, X1)
+zf32tl:
+	TESTQ CX, CX
+	JZ zf32done
+	VMOVSS 0(SI), X4
+	VFMADD231SS 0(DI), X4, X0
+	ADDQ $4, SI
+	ADDQ $4, DI
+	DECQ CX
+	JMP zf32tl
+zf32done:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotF16AVX512(n int, w, a *byte) float32
+TEXT ·dotF16AVX512(SB), NOSPLIT, $0-28
+	MOVQ n+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+zf16loop64:
+	CMPQ CX, $64
+	JLT zf16loop16
+	VCVTPH2PS 0(SI), Z4
+	VCVTPH2PS 0(DI), Z8
+	VFMADD231PS Z8, Z4, Z0
+	VCVTPH2PS 32(SI), Z5
+	VCVTPH2PS 32(DI), Z9
+	VFMADD231PS Z9, Z5, Z1
+	VCVTPH2PS 64(SI), Z6
+	VCVTPH2PS 64(DI), Z10
+	VFMADD231PS Z10, Z6, Z2
+	VCVTPH2PS 96(SI), Z7
+	VCVTPH2PS 96(DI), Z11
+	VFMADD231PS Z11, Z7, Z3
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $64, CX
+	JMP zf16loop64
+zf16loop16:
+	CMPQ CX, $16
+	JLT zf16fold
+	VCVTPH2PS 0(SI), Z4
+	VCVTPH2PS 0(DI), Z8
+	VFMADD231PS Z8, Z4, Z0
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $16, CX
+	JMP zf16loop16
+zf16fold:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z0
+	FOLDZ0
+	CMPQ CX, $8
+	JLT zf16hsum
+	VCVTPH2PS 0(SI), Y4
+	VCVTPH2PS 0(DI), Y8
+	VFMADD231PS Y8, Y4, Y0
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $8, CX
+zf16hsum:
+	HSUMPS(Y0, X0, X1)
+zf16tl:
+	TESTQ CX, CX
+	JZ zf16done
+	MOVWLZX 0(SI), AX
+	VMOVD AX, X4
+	VCVTPH2PS X4, X4
+	MOVWLZX 0(DI), AX
+	VMOVD AX, X5
+	VCVTPH2PS X5, X5
+	VFMADD231SS X5, X4, X0
+	ADDQ $2, SI
+	ADDQ $2, DI
+	DECQ CX
+	JMP zf16tl
+zf16done:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
