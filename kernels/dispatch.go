@@ -1,0 +1,103 @@
+package kernels
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
+
+// EnvVar names the environment variable that forces a dispatch path.
+const EnvVar = "MEMVANTA_KERNELS"
+
+// knownNames are every path name any build can have, so ByName can tell
+// "unsupported here" from "misspelt".
+var knownNames = []string{"scalar", "avx2", "avx512", "neon"}
+
+// The dispatch table is built once and never changes afterwards: it is the
+// package's only global state.
+var (
+	implsOnce sync.Once
+	impls     []*Impl // best first, scalar last
+
+	selectOnce sync.Once
+	selected   *Impl
+	selectErr  error
+)
+
+func allImpls() []*Impl {
+	implsOnce.Do(func() {
+		s := newScalar()
+		impls = append(archImpls(s), s)
+	})
+	return impls
+}
+
+// Scalar returns the portable pure-Go path, the reference every SIMD path is
+// tested against and the only path in wasm.
+func Scalar() *Impl { a := allImpls(); return a[len(a)-1] }
+
+// Available returns the paths this CPU can run, best first, scalar last.
+func Available() []*Impl { return append([]*Impl(nil), allImpls()...) }
+
+// ByName returns the path called name if this CPU supports it. A known path
+// the CPU (or this build's architecture) lacks and an unknown name give
+// different errors, both listing what is available.
+func ByName(name string) (*Impl, error) {
+	var have []string
+	for _, k := range allImpls() {
+		if k.Name == name {
+			return k, nil
+		}
+		have = append(have, k.Name)
+	}
+	for _, n := range knownNames {
+		if n == name {
+			return nil, fmt.Errorf("kernels: path %q is not supported on this CPU/architecture (available: %s)", name, strings.Join(have, ", "))
+		}
+	}
+	return nil, fmt.Errorf("kernels: unknown path %q (known: %s; available here: %s)", name, strings.Join(knownNames, ", "), strings.Join(have, ", "))
+}
+
+// Selected returns the process-wide path, chosen once: MEMVANTA_KERNELS if
+// set, else the best available. A bad MEMVANTA_KERNELS value yields the best
+// path AND a non-nil error, so that the CLI can refuse to run (or at least say
+// so) instead of silently benchmarking a path the user did not ask for. The
+// CLI should call this at start-up and report k.Name (e.g. in bench output).
+func Selected() (*Impl, error) {
+	selectOnce.Do(func() {
+		best := allImpls()[0]
+		name := strings.TrimSpace(os.Getenv(EnvVar))
+		if name == "" {
+			selected = best
+			return
+		}
+		k, err := ByName(strings.ToLower(name))
+		if err != nil {
+			selected, selectErr = best, fmt.Errorf("%s=%s: %w", EnvVar, name, err)
+			return
+		}
+		selected = k
+	})
+	return selected, selectErr
+}
+
+// Select returns the path chosen by Selected. Code below the CLI uses this;
+// the CLI itself checks Selected's error once at start-up.
+func Select() *Impl { k, _ := Selected(); return k }
+
+// clone copies k under a new name; arch files use it (or their own copy) to
+// derive a SIMD path from the scalar table and then override entries.
+func (k *Impl) clone(name string) *Impl {
+	c := *k
+	c.Name = name
+	return &c
+}
+
+// setDot replaces the dot routine for weight type t.
+func (k *Impl) setDot(t ggml.Type, f DotFunc) { k.dot[t] = f }
+
+// String is the path name, for logs and bench output.
+func (k *Impl) String() string { return k.Name }

@@ -1,0 +1,335 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
+
+// The scalar dot products mirror ggml's structure: within a block the
+// products of quants are summed exactly in integers, and only the per-block
+// total is scaled (d_w·d_a) and added in f32. So the result differs from
+// llama.cpp's only by the order of those per-block f32 additions. Every f32
+// multiply-add is written float32(a*b) so that no Go port fuses it into an
+// FMA, which keeps the scalar path bit-identical on amd64, arm64 and wasm.
+
+func f32at(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
+
+func dotQ4_0(n int, w, a []byte) float32 {
+	nb := n / 32
+	var sum float32
+	for b := 0; b < nb; b++ {
+		x := (*[18]byte)(w[b*18:])
+		y := (*[34]byte)(a[b*34:])
+		var s int32
+		for j := 0; j < 16; j++ {
+			s += (int32(x[2+j]&15)-8)*int32(int8(y[2+j])) + (int32(x[2+j]>>4)-8)*int32(int8(y[18+j]))
+		}
+		sum += float32(getF16(x[:])*getF16(y[:])) * float32(s)
+	}
+	return sum
+}
+
+func dotQ4_1(n int, w, a []byte) float32 {
+	nb := n / 32
+	var sum float32
+	for b := 0; b < nb; b++ {
+		x := (*[20]byte)(w[b*20:])
+		y := (*[36]byte)(a[b*36:])
+		var s int32
+		for j := 0; j < 16; j++ {
+			s += int32(x[4+j]&15)*int32(int8(y[4+j])) + int32(x[4+j]>>4)*int32(int8(y[20+j]))
+		}
+		sum += float32(float32(getF16(x[:])*getF16(y[:]))*float32(s)) + float32(getF16(x[2:])*getF16(y[2:]))
+	}
+	return sum
+}
+
+func dotQ5_0(n int, w, a []byte) float32 {
+	nb := n / 32
+	var sum float32
+	for b := 0; b < nb; b++ {
+		x := (*[22]byte)(w[b*22:])
+		y := (*[34]byte)(a[b*34:])
+		qh := binary.LittleEndian.Uint32(x[2:])
+		var s int32
+		for j := 0; j < 16; j++ {
+			v0 := (int32(x[6+j]&15) | int32(qh>>j&1)<<4) - 16
+			v1 := (int32(x[6+j]>>4) | int32(qh>>(j+16)&1)<<4) - 16
+			s += v0*int32(int8(y[2+j])) + v1*int32(int8(y[18+j]))
+		}
+		sum += float32(getF16(x[:])*getF16(y[:])) * float32(s)
+	}
+	return sum
+}
+
+func dotQ5_1(n int, w, a []byte) float32 {
+	nb := n / 32
+	var sum float32
+	for b := 0; b < nb; b++ {
+		x := (*[24]byte)(w[b*24:])
+		y := (*[36]byte)(a[b*36:])
+		qh := binary.LittleEndian.Uint32(x[4:])
+		var s int32
+		for j := 0; j < 16; j++ {
+			v0 := int32(x[8+j]&15) | int32(qh>>j&1)<<4
+			v1 := int32(x[8+j]>>4) | int32(qh>>(j+16)&1)<<4
+			s += v0*int32(int8(y[4+j])) + v1*int32(int8(y[20+j]))
+		}
+		sum += float32(float32(getF16(x[:])*getF16(y[:]))*float32(s)) + float32(getF16(x[2:])*getF16(y[2:]))
+	}
+	return sum
+}
+
+func dotQ8_0(n int, w, a []byte) float32 {
+	nb := n / 32
+	var sum float32
+	for b := 0; b < nb; b++ {
+		x := (*[34]byte)(w[b*34:])
+		y := (*[34]byte)(a[b*34:])
+		var s int32
+		for j := 2; j < 34; j += 4 {
+			s += int32(int8(x[j]))*int32(int8(y[j])) + int32(int8(x[j+1]))*int32(int8(y[j+1])) +
+				int32(int8(x[j+2]))*int32(int8(y[j+2])) + int32(int8(x[j+3]))*int32(int8(y[j+3]))
+		}
+		sum += float32(getF16(x[:])*getF16(y[:])) * float32(s)
+	}
+	return sum
+}
+
+// q8kBlock views one Q8_K activation block: d, 256 quants, 16 group sums.
+type q8kBlock = [292]byte
+
+func q8kSum16(y *q8kBlock, j int) int32 { return int32(int16(binary.LittleEndian.Uint16(y[260+2*j:]))) }
+
+func dotQ2_K(n int, w, a []byte) float32 {
+	nb := n / 256
+	var sum float32
+	for b := 0; b < nb; b++ {
+		x := (*[84]byte)(w[b*84:])
+		y := (*q8kBlock)(a[b*292:])
+		var summs, isum int32
+		for j := 0; j < 16; j++ {
+			summs += q8kSum16(y, j) * int32(x[j]>>4)
+		}
+		is := 0
+		for nn := 0; nn < 2; nn++ {
+			q2 := x[16+32*nn : 16+32*nn+32]
+			for j := 0; j < 4; j++ {
+				shift := uint(2 * j)
+				q8 := y[4+128*nn+32*j : 4+128*nn+32*j+32]
+				var s0, s1 int32
+				for l := 0; l < 16; l++ {
+					s0 += int32(int8(q8[l])) * int32(q2[l]>>shift&3)
+					s1 += int32(int8(q8[16+l])) * int32(q2[16+l]>>shift&3)
+				}
+				isum += int32(x[is]&15)*s0 + int32(x[is+1]&15)*s1
+				is += 2
+			}
+		}
+		yd := f32at(y[:])
+		dall := yd * getF16(x[80:])
+		dmin := yd * getF16(x[82:])
+		sum += float32(float32(dall*float32(isum)) - float32(dmin*float32(summs)))
+	}
+	return sum
+}
+
+func dotQ3_K(n int, w, a []byte) float32 {
+	nb := n / 256
+	var sum float32
+	var scales [16]int8
+	for b := 0; b < nb; b++ {
+		x := (*[110]byte)(w[b*110:])
+		y := (*q8kBlock)(a[b*292:])
+		q3Scales(x[96:108], &scales)
+		hm := x[0:32]
+		var isum int32
+		is := 0
+		m := uint8(1)
+		for nn := 0; nn < 2; nn++ {
+			q := x[32+32*nn : 32+32*nn+32]
+			for j := 0; j < 4; j++ {
+				shift := uint(2 * j)
+				q8 := y[4+128*nn+32*j : 4+128*nn+32*j+32]
+				var s0, s1 int32
+				for l := 0; l < 16; l++ {
+					v0 := int32(q[l] >> shift & 3)
+					if hm[l]&m == 0 {
+						v0 -= 4
+					}
+					v1 := int32(q[16+l] >> shift & 3)
+					if hm[16+l]&m == 0 {
+						v1 -= 4
+					}
+					s0 += v0 * int32(int8(q8[l]))
+					s1 += v1 * int32(int8(q8[16+l]))
+				}
+				isum += (int32(scales[is])-32)*s0 + (int32(scales[is+1])-32)*s1
+				is += 2
+				m <<= 1
+			}
+		}
+		d := getF16(x[108:]) * f32at(y[:])
+		sum += float32(d * float32(isum))
+	}
+	return sum
+}
+
+func dotQ4_K(n int, w, a []byte) float32 {
+	nb := n / 256
+	var sum float32
+	for b := 0; b < nb; b++ {
+		x := (*[144]byte)(w[b*144:])
+		y := (*q8kBlock)(a[b*292:])
+		sc := x[4:16]
+		var isum, summs int32
+		for j := 0; j < 4; j++ {
+			c1, m1 := kScaleMin(2*j, sc)
+			c2, m2 := kScaleMin(2*j+1, sc)
+			summs += int32(m1)*(q8kSum16(y, 4*j)+q8kSum16(y, 4*j+1)) + int32(m2)*(q8kSum16(y, 4*j+2)+q8kSum16(y, 4*j+3))
+			q := (*[32]byte)(x[16+32*j:])
+			lo := (*[32]byte)(y[4+64*j:])
+			hi := (*[32]byte)(y[4+64*j+32:])
+			var s1, s2 int32
+			for l := 0; l < 32; l++ {
+				s1 += int32(q[l]&15) * int32(int8(lo[l]))
+				s2 += int32(q[l]>>4) * int32(int8(hi[l]))
+			}
+			isum += int32(c1)*s1 + int32(c2)*s2
+		}
+		yd := f32at(y[:])
+		d := getF16(x[:]) * yd
+		dmin := getF16(x[2:]) * yd
+		sum += float32(float32(d*float32(isum)) - float32(dmin*float32(summs)))
+	}
+	return sum
+}
+
+func dotQ5_K(n int, w, a []byte) float32 {
+	nb := n / 256
+	var sum float32
+	for b := 0; b < nb; b++ {
+		x := (*[176]byte)(w[b*176:])
+		y := (*q8kBlock)(a[b*292:])
+		sc := x[4:16]
+		qh := (*[32]byte)(x[16:])
+		var isum, summs int32
+		for j := 0; j < 4; j++ {
+			c1, m1 := kScaleMin(2*j, sc)
+			c2, m2 := kScaleMin(2*j+1, sc)
+			summs += int32(m1)*(q8kSum16(y, 4*j)+q8kSum16(y, 4*j+1)) + int32(m2)*(q8kSum16(y, 4*j+2)+q8kSum16(y, 4*j+3))
+			q := (*[32]byte)(x[48+32*j:])
+			lo := (*[32]byte)(y[4+64*j:])
+			hi := (*[32]byte)(y[4+64*j+32:])
+			u1, u2 := uint(2*j), uint(2*j+1)
+			var s1, s2 int32
+			for l := 0; l < 32; l++ {
+				v1 := int32(q[l]&15) | int32(qh[l]>>u1&1)<<4
+				v2 := int32(q[l]>>4) | int32(qh[l]>>u2&1)<<4
+				s1 += v1 * int32(int8(lo[l]))
+				s2 += v2 * int32(int8(hi[l]))
+			}
+			isum += int32(c1)*s1 + int32(c2)*s2
+		}
+		yd := f32at(y[:])
+		d := getF16(x[:]) * yd
+		dmin := getF16(x[2:]) * yd
+		sum += float32(float32(d*float32(isum)) - float32(dmin*float32(summs)))
+	}
+	return sum
+}
+
+func dotQ6_K(n int, w, a []byte) float32 {
+	nb := n / 256
+	var sum float32
+	for b := 0; b < nb; b++ {
+		x := (*[210]byte)(w[b*210:])
+		y := (*q8kBlock)(a[b*292:])
+		var isum int32
+		for nn := 0; nn < 2; nn++ {
+			ql := (*[64]byte)(x[64*nn:])
+			qh := (*[32]byte)(x[128+32*nn:])
+			sc := (*[8]byte)(x[192+8*nn:])
+			q8 := (*[128]byte)(y[4+128*nn:])
+			for h := 0; h < 2; h++ { // 16-element halves share a scale
+				var s1, s2, s3, s4 int32
+				for l := 16 * h; l < 16*h+16; l++ {
+					q1 := int32(ql[l]&15|(qh[l]&3)<<4) - 32
+					q2 := int32(ql[l+32]&15|(qh[l]>>2&3)<<4) - 32
+					q3 := int32(ql[l]>>4|(qh[l]>>4&3)<<4) - 32
+					q4 := int32(ql[l+32]>>4|(qh[l]>>6&3)<<4) - 32
+					s1 += q1 * int32(int8(q8[l]))
+					s2 += q2 * int32(int8(q8[l+32]))
+					s3 += q3 * int32(int8(q8[l+64]))
+					s4 += q4 * int32(int8(q8[l+96]))
+				}
+				isum += int32(int8(sc[h]))*s1 + int32(int8(sc[h+2]))*s2 + int32(int8(sc[h+4]))*s3 + int32(int8(sc[h+6]))*s4
+			}
+		}
+		d := getF16(x[208:]) * f32at(y[:])
+		sum += float32(d * float32(isum))
+	}
+	return sum
+}
+
+// The float dots accumulate in float64 like ggml's generic ggml_vec_dot_f32
+// and _f16 (ggml_float); the products of two f32, f16 or bf16 values are exact
+// in float64, so the only rounding is the final conversion and the f64 sum.
+
+func dotF32(n int, w, a []byte) float32 {
+	w, a = w[:4*n], a[:4*n]
+	var s0, s1 float64
+	i := 0
+	for ; i+1 < n; i += 2 {
+		s0 += float64(f32at(w[4*i:])) * float64(f32at(a[4*i:]))
+		s1 += float64(f32at(w[4*i+4:])) * float64(f32at(a[4*i+4:]))
+	}
+	if i < n {
+		s0 += float64(f32at(w[4*i:])) * float64(f32at(a[4*i:]))
+	}
+	return float32(s0 + s1)
+}
+
+func dotF16(n int, w, a []byte) float32 {
+	w, a = w[:2*n], a[:2*n]
+	var s float64
+	for i := 0; i < n; i++ {
+		s += float64(F16ToF32(binary.LittleEndian.Uint16(w[2*i:]))) * float64(F16ToF32(binary.LittleEndian.Uint16(a[2*i:])))
+	}
+	return float32(s)
+}
+
+func dotBF16(n int, w, a []byte) float32 {
+	w, a = w[:2*n], a[:2*n]
+	var s float64
+	for i := 0; i < n; i++ {
+		s += float64(BF16ToF32(binary.LittleEndian.Uint16(w[2*i:]))) * float64(BF16ToF32(binary.LittleEndian.Uint16(a[2*i:])))
+	}
+	return float32(s)
+}
+
+// Executable lists the weight types every Impl has a dot routine for.
+func Executable() []ggml.Type {
+	return []ggml.Type{ggml.F32, ggml.F16, ggml.BF16, ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1, ggml.Q8_0,
+		ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K}
+}
+
+func newScalar() *Impl {
+	k := &Impl{Name: "scalar"}
+	k.dot[ggml.F32] = dotF32
+	k.dot[ggml.F16] = dotF16
+	k.dot[ggml.BF16] = dotBF16
+	k.dot[ggml.Q4_0] = dotQ4_0
+	k.dot[ggml.Q4_1] = dotQ4_1
+	k.dot[ggml.Q5_0] = dotQ5_0
+	k.dot[ggml.Q5_1] = dotQ5_1
+	k.dot[ggml.Q8_0] = dotQ8_0
+	k.dot[ggml.Q2_K] = dotQ2_K
+	k.dot[ggml.Q3_K] = dotQ3_K
+	k.dot[ggml.Q4_K] = dotQ4_K
+	k.dot[ggml.Q5_K] = dotQ5_K
+	k.dot[ggml.Q6_K] = dotQ6_K
+	return k
+}
