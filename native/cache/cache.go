@@ -1,0 +1,263 @@
+//go:build linux
+
+// Package cache is the bounded copy cache of budget mode: weight groups
+// copied into buffers it owns, with a hard byte budget over every buffer it
+// holds (filled, being filled, or idle for reuse), least-recently-used
+// eviction of entries nobody needs, and hit/miss/eviction counters.
+//
+// Buffers are anonymous mappings outside the Go heap: the budget is then
+// exactly the memory held (no GC slack, no delayed scavenging), and an
+// evicted buffer is reused for the next entry of the same size instead of
+// being unmapped and faulted in again.
+package cache
+
+import (
+	"container/list"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrNoRoom reports that a reservation cannot fit without evicting entries
+// that are pinned or that the caller asked to keep.
+var ErrNoRoom = errors.New("cache: no room within budget")
+
+// Entry is one cached item. Buf is valid while the entry is pinned.
+type Entry struct {
+	Key  int
+	Size int64  // bytes requested
+	Buf  []byte // len Size; backed by a buffer of cap ≥ Size
+
+	ready bool
+	pins  int
+	elem  *list.Element // in lru when resident
+	buf   *buffer
+}
+
+// Ready reports whether the entry has been filled (Fill called).
+func (e *Entry) Ready() bool { return e.ready }
+
+type buffer struct{ mem []byte }
+
+// Counters are the cache's lifetime statistics.
+type Counters struct {
+	Hits, Misses, Evictions int64
+	Used, Peak              int64 // bytes of buffers held now / at most
+	Budget                  int64
+	Entries                 int
+}
+
+// Cache is safe for concurrent use.
+type Cache struct {
+	mu      sync.Mutex
+	budget  int64
+	used    int64 // bytes of all buffers mapped (in entries or free)
+	peak    int64
+	entries map[int]*Entry
+	lru     *list.List // of *Entry, front = most recently used
+	free    []*buffer
+	c       Counters
+	closed  bool
+}
+
+// New returns a cache holding at most budget bytes of buffers.
+func New(budget int64) (*Cache, error) {
+	if budget <= 0 {
+		return nil, fmt.Errorf("cache: budget %d must be positive", budget)
+	}
+	return &Cache{budget: budget, entries: map[int]*Entry{}, lru: list.New()}, nil
+}
+
+// Budget is the byte budget.
+func (c *Cache) Budget() int64 { return c.budget }
+
+// BufferSize is the bytes a reservation of n bytes holds: whole pages.
+func BufferSize(n int64) int64 {
+	ps := int64(os.Getpagesize())
+	return (n + ps - 1) / ps * ps
+}
+
+// Lookup returns the entry for key and pins it, counting a hit if it is
+// ready and a miss otherwise (nil entry: miss, nothing pinned).
+func (c *Cache) Lookup(key int) *Entry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[key]
+	if e == nil {
+		c.c.Misses++
+		return nil
+	}
+	if e.ready {
+		c.c.Hits++
+	} else {
+		c.c.Misses++
+	}
+	e.pins++
+	c.lru.MoveToFront(e.elem)
+	return e
+}
+
+// Peek returns the entry for key without pinning or counting.
+func (c *Cache) Peek(key int) *Entry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[key]
+}
+
+// Pin keeps e (and its buffer) from eviction until Unpin.
+func (c *Cache) Pin(e *Entry) {
+	c.mu.Lock()
+	e.pins++
+	c.mu.Unlock()
+}
+
+// Unpin undoes one Pin or Lookup.
+func (c *Cache) Unpin(e *Entry) {
+	c.mu.Lock()
+	if e.pins > 0 {
+		e.pins--
+	}
+	c.mu.Unlock()
+}
+
+// Reserve creates a pinned, not-yet-ready entry of n bytes for key, making
+// room by reusing idle buffers, mapping new ones within the budget, and
+// evicting unpinned entries for which keep returns false, least recently
+// used first. If that is not enough it fails with ErrNoRoom and changes
+// nothing that the caller could observe except idle buffers released.
+func (c *Cache) Reserve(key int, n int64, keep func(key int) bool) (*Entry, error) {
+	need := BufferSize(n)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.New("cache: closed")
+	}
+	if _, ok := c.entries[key]; ok {
+		return nil, fmt.Errorf("cache: key %d already present", key)
+	}
+	if need > c.budget {
+		return nil, fmt.Errorf("%w: %d bytes requested, budget %d", ErrNoRoom, need, c.budget)
+	}
+	for {
+		if b := c.takeFree(need); b != nil {
+			return c.insert(key, n, b), nil
+		}
+		if c.used+need <= c.budget {
+			mem, err := unix.Mmap(-1, 0, int(need), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+			if err != nil {
+				return nil, fmt.Errorf("cache: map %d-byte buffer: %w", need, err)
+			}
+			c.used += need
+			c.peak = max(c.peak, c.used)
+			return c.insert(key, n, &buffer{mem: mem}), nil
+		}
+		// Idle buffers of the wrong size are the cheapest thing to give up.
+		if len(c.free) > 0 {
+			c.unmap(c.free[len(c.free)-1])
+			c.free = c.free[:len(c.free)-1]
+			continue
+		}
+		victim := c.victim(keep)
+		if victim == nil {
+			return nil, fmt.Errorf("%w: %d bytes requested, %d of %d held by entries in use", ErrNoRoom, need, c.used, c.budget)
+		}
+		c.evict(victim)
+	}
+}
+
+func (c *Cache) takeFree(need int64) *buffer {
+	best := -1
+	for i, b := range c.free {
+		if int64(len(b.mem)) >= need && (best < 0 || len(b.mem) < len(c.free[best].mem)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	b := c.free[best]
+	c.free = append(c.free[:best], c.free[best+1:]...)
+	return b
+}
+
+func (c *Cache) insert(key int, n int64, b *buffer) *Entry {
+	e := &Entry{Key: key, Size: n, Buf: b.mem[:n:n], buf: b, pins: 1}
+	e.elem = c.lru.PushFront(e)
+	c.entries[key] = e
+	c.c.Entries = len(c.entries)
+	return e
+}
+
+func (c *Cache) victim(keep func(int) bool) *Entry {
+	for el := c.lru.Back(); el != nil; el = el.Prev() {
+		e := el.Value.(*Entry)
+		if e.pins == 0 && e.ready && (keep == nil || !keep(e.Key)) {
+			return e
+		}
+	}
+	return nil
+}
+
+func (c *Cache) evict(e *Entry) {
+	c.lru.Remove(e.elem)
+	delete(c.entries, e.Key)
+	c.free = append(c.free, e.buf)
+	e.buf, e.Buf, e.elem = nil, nil, nil
+	c.c.Evictions++
+	c.c.Entries = len(c.entries)
+}
+
+func (c *Cache) unmap(b *buffer) {
+	_ = unix.Munmap(b.mem) // only fails on a bad address, which would be a bug here
+	c.used -= int64(len(b.mem))
+}
+
+// Fill marks e ready (its Buf holds the data) or, on err, removes it and
+// returns its buffer to the idle pool. The entry stays pinned by the
+// reservation until Unpin.
+func (c *Cache) Fill(e *Entry, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil {
+		e.ready = true
+		return
+	}
+	if e.elem != nil {
+		c.lru.Remove(e.elem)
+		delete(c.entries, e.Key)
+		c.free = append(c.free, e.buf)
+		e.buf, e.Buf, e.elem = nil, nil, nil
+		c.c.Entries = len(c.entries)
+	}
+}
+
+// Counters returns the statistics.
+func (c *Cache) Counters() Counters {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := c.c
+	k.Used, k.Peak, k.Budget = c.used, c.peak, c.budget
+	return k
+}
+
+// Close unmaps every buffer. Entries must not be used afterwards.
+func (c *Cache) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.closed = true
+	for _, e := range c.entries {
+		c.unmap(e.buf)
+		e.buf, e.Buf = nil, nil
+	}
+	for _, b := range c.free {
+		c.unmap(b)
+	}
+	c.entries, c.free = map[int]*Entry{}, nil
+	c.lru.Init()
+}
