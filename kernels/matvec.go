@@ -1,0 +1,69 @@
+package kernels
+
+import (
+	"fmt"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
+
+// chunkBytes is the weight bytes one pool chunk covers: small enough that a
+// 4096-row matrix splits into a few hundred chunks (load balance on a shared
+// machine), large enough that the atomic hand-out is noise.
+const chunkBytes = 32 << 10
+
+// geometry validates a weight matrix of rows×cols of type t against its
+// buffers and returns the weight and activation row sizes. Mismatches are
+// programming errors in the graph (shapes come from validated tensor infos),
+// so they panic with the offending numbers rather than read out of bounds.
+func (k *Impl) geometry(op string, t ggml.Type, rows, cols, nw, na, nb, ny int) (DotFunc, int, int) {
+	dot := k.Dot(t)
+	if dot == nil {
+		panic(fmt.Sprintf("kernels: %s: no %s dot routine for weight type %s", op, k.Name, t))
+	}
+	ws, err := RowSize(t, cols)
+	if err != nil {
+		panic(fmt.Sprintf("kernels: %s: %v", op, err))
+	}
+	as, err := RowSize(ActType(t), cols)
+	if err != nil {
+		panic(fmt.Sprintf("kernels: %s: %v", op, err))
+	}
+	if rows < 0 || nb < 0 || nw < rows*ws || na < nb*as || ny < nb*rows {
+		panic(fmt.Sprintf("kernels: %s %s %dx%d batch %d: need w %d, a %d, y %d; have %d, %d, %d",
+			op, t, rows, cols, nb, rows*ws, nb*as, nb*rows, nw, na, ny))
+	}
+	return dot, ws, as
+}
+
+func grainRows(ws int) int { return max(1, chunkBytes/max(ws, 1)) }
+
+// MatVec computes y[r] = w[r]·a for rows rows of cols elements of weight
+// type t; a is one activation row already in ActType(t) (see QuantizeAct).
+func (k *Impl) MatVec(p *Pool, t ggml.Type, rows, cols int, w, a []byte, y []float32) {
+	dot, ws, as := k.geometry("MatVec", t, rows, cols, len(w), len(a), 1, len(y))
+	a = a[:as]
+	p.Run(rows, grainRows(ws), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			y[r] = dot(cols, w[r*ws:(r+1)*ws], a)
+		}
+	})
+}
+
+// MatMul computes y[b*rows+r] = w[r]·a[b] for nb activation rows (prefill).
+// The row loop is outside the batch loop, so each weight row is read from
+// memory once and reused from L1 for the whole batch: weight bandwidth, not
+// compute, is what a CPU matvec is bound by.
+func (k *Impl) MatMul(p *Pool, t ggml.Type, rows, cols int, w, a []byte, nb int, y []float32) {
+	dot, ws, as := k.geometry("MatMul", t, rows, cols, len(w), len(a), nb, len(y))
+	if nb == 0 {
+		return
+	}
+	p.Run(rows, max(1, grainRows(ws)/nb), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			wr := w[r*ws : (r+1)*ws]
+			for b := 0; b < nb; b++ {
+				y[b*rows+r] = dot(cols, wr, a[b*as:(b+1)*as])
+			}
+		}
+	})
+}

@@ -1,0 +1,124 @@
+package kernels
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Pool is a fixed set of worker goroutines reused across calls, so a matvec
+// (hundreds per token) costs a channel send per worker instead of goroutine
+// creation. The caller's goroutine works too: a pool of n threads starts n-1
+// goroutines. Work is handed out in chunks from an atomic counter, so a worker
+// descheduled by a busy machine does not stall the others on a fixed share.
+// A nil *Pool runs everything on the caller.
+type Pool struct {
+	threads int
+	jobs    chan *job
+	mu      sync.RWMutex // Close waits for in-flight Run dispatches
+	closed  bool
+	exited  sync.WaitGroup
+}
+
+type job struct {
+	f     func(lo, hi int)
+	n     int
+	grain int
+	next  atomic.Int64
+	done  sync.WaitGroup
+}
+
+// NewPool starts a pool of threads workers (counting the caller). threads <= 0
+// means GOMAXPROCS. Under wasm (no threads) the pool always has one worker.
+func NewPool(threads int) *Pool {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if runtime.GOARCH == "wasm" {
+		threads = 1
+	}
+	p := &Pool{threads: threads}
+	if threads > 1 {
+		p.jobs = make(chan *job, threads-1)
+		p.exited.Add(threads - 1)
+		for i := 0; i < threads-1; i++ {
+			go p.worker()
+		}
+	}
+	return p
+}
+
+// Threads is the number of goroutines (including the caller) that Run uses.
+func (p *Pool) Threads() int {
+	if p == nil {
+		return 1
+	}
+	return p.threads
+}
+
+func (p *Pool) worker() {
+	defer p.exited.Done()
+	for j := range p.jobs {
+		j.work()
+		j.done.Done()
+	}
+}
+
+func (j *job) work() {
+	g := int64(j.grain)
+	n := int64(j.n)
+	for {
+		lo := j.next.Add(g) - g
+		if lo >= n {
+			return
+		}
+		j.f(int(lo), int(min(lo+g, n)))
+	}
+}
+
+// Run calls f over [0, n) split into chunks of grain (the last may be
+// shorter), in parallel, and returns when all chunks are done. Chunks are
+// disjoint, so f may write to per-index outputs without locking. Run may be
+// called from several goroutines at once; after Close it runs on the caller.
+func (p *Pool) Run(n, grain int, f func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	grain = max(grain, 1)
+	if p == nil || p.threads == 1 || n <= grain {
+		f(0, n)
+		return
+	}
+	p.mu.RLock()
+	if p.closed {
+		p.mu.RUnlock()
+		f(0, n)
+		return
+	}
+	j := &job{f: f, n: n, grain: grain}
+	helpers := min(p.threads-1, (n+grain-1)/grain-1)
+	j.done.Add(helpers)
+	for i := 0; i < helpers; i++ {
+		p.jobs <- j
+	}
+	p.mu.RUnlock()
+	j.work()
+	j.done.Wait()
+}
+
+// Close stops the workers and waits for them to exit. It is idempotent; Run
+// calls after Close run serially on the caller.
+func (p *Pool) Close() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		if p.jobs != nil {
+			close(p.jobs)
+		}
+	}
+	p.mu.Unlock()
+	p.exited.Wait()
+}
