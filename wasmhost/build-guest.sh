@@ -1,0 +1,12 @@
+#!/bin/sh
+# Builds the sandbox guest reproducibly: the same source and toolchain give
+# the same bytes on any machine, so CI can tell a stale committed guest.wasm
+# from a fresh one with a byte compare. Every setting that can reach the
+# output is pinned here rather than inherited from the caller's environment.
+# Usage: build-guest.sh OUTPUT   (run from anywhere)
+set -eu
+out=${1:?usage: build-guest.sh OUTPUT}
+case $out in /*) ;; *) out=$(pwd)/$out ;; esac
+cd "$(dirname "$0")"
+env -u GOFLAGS -u GOEXPERIMENT CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm GOWASM= GOWORK=off GOTOOLCHAIN=local \
+	go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$out" ./guest

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// Exit statuses the host interprets. The Go runtime itself exits with 2 on a
+// fatal error (out of memory, panic), which is why a clean failure uses 1 and
+// a usage error 3.
+const (
+	exitOK    = 0
+	exitFail  = 1 // job failed: stderr holds the error as JSON
+	exitUsage = 3 // the host sent arguments this guest does not understand
+)
+
+func run(args []string) int {
+	// The host tells the guest its memory cap so the Go collector works
+	// harder near it instead of growing linear memory into the wall; the
+	// headroom covers stacks, data and the runtime's own structures.
+	if len(args) > 0 && strings.HasPrefix(args[0], "--memlimit=") {
+		if n, err := strconv.ParseInt(strings.TrimPrefix(args[0], "--memlimit="), 10, 64); err == nil && n > 0 {
+			debug.SetMemoryLimit(n - n/8)
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "guest: no mode")
+		return exitUsage
+	}
+	switch args[0] {
+	case "_alloc", "_spin", "_flood", "_panic":
+		return testMode(args[0], args[1:])
+	}
+	fmt.Fprintf(os.Stderr, "guest: unknown mode %q\n", args[0])
+	return exitUsage
+}
+
+// sink keeps test allocations reachable so the compiler cannot drop them.
+var sink [][]byte
+
+// testMode implements the behaviours the host's cap tests need from a guest
+// that misbehaves on purpose: allocate without bound, spin, flood stdout,
+// panic. They are reachable only through arguments the host chooses.
+func testMode(mode string, args []string) int {
+	switch mode {
+	case "_alloc": // allocate N MiB in 1 MiB chunks, touching each
+		n, _ := strconv.Atoi(argOr(args, 0, "1"))
+		for i := 0; i < n; i++ {
+			b := make([]byte, 1<<20)
+			for j := range b {
+				b[j] = byte(j)
+			}
+			sink = append(sink, b)
+		}
+		fmt.Println(len(sink))
+		return exitOK
+	case "_spin":
+		x := uint64(1)
+		for x != 0 {
+			x = x*6364136223846793005 + 1442695040888963407
+			if x == 42 {
+				x++
+			}
+		}
+		return exitOK
+	case "_flood": // write N bytes to stdout (or stderr with "2")
+		n, _ := strconv.Atoi(argOr(args, 0, "0"))
+		f := os.Stdout
+		if argOr(args, 1, "1") == "2" {
+			f = os.Stderr
+		}
+		w := bufio.NewWriterSize(f, 64<<10)
+		for i := 0; i < n; i++ {
+			if err := w.WriteByte('x'); err != nil {
+				return exitFail
+			}
+		}
+		if err := w.Flush(); err != nil {
+			return exitFail
+		}
+		return exitOK
+	case "_panic":
+		var m map[string]int
+		m["x"] = 1
+	}
+	return exitUsage
+}
+
+func argOr(args []string, i int, def string) string {
+	if i < len(args) {
+		return args[i]
+	}
+	return def
+}

@@ -1,0 +1,349 @@
+// Package wasmhost runs the embedded WebAssembly guest (wasmhost/guest) under
+// wazero as a sandbox for work on untrusted input, chiefly parsing a GGUF file
+// that may be hostile. The guest gets no environment, no network, fake
+// deterministic clocks and randomness (what Go's wasip1 runtime needs to
+// start), a read-only filesystem holding only the file under inspection, and
+// caps on linear memory, wall time and output. Every cap breach ends in an
+// error wrapping ErrMemoryLimit, ErrTimeLimit or ErrOutputLimit.
+package wasmhost
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// Defaults for Config's zero values.
+const (
+	DefaultMemoryLimit = 256 << 20
+	DefaultTimeout     = 10 * time.Second
+	DefaultStdoutLimit = 64 << 20
+	DefaultStderrLimit = 1 << 20
+)
+
+const pageSize = 65536
+
+// Config sets the sandbox caps and where compiled code is cached. Zero fields
+// take the defaults above.
+type Config struct {
+	// MemoryLimit caps the guest's linear memory in bytes (rounded up to
+	// 64 KiB pages, at most 4 GiB).
+	MemoryLimit int64
+	// Timeout caps the wall time of one guest run.
+	Timeout time.Duration
+	// StdoutLimit and StderrLimit cap what one run may write.
+	StdoutLimit, StderrLimit int64
+	// CacheDir is the root of the on-disk compilation cache; "" means
+	// DefaultCacheRoot().
+	CacheDir string
+	// NoDiskCache keeps compiled code in memory only (tests, read-only homes).
+	NoDiskCache bool
+
+	// shared, when set, replaces the host's own compilation cache, so tests
+	// can build hosts with different caps while compiling the guest once.
+	shared wazero.CompilationCache
+}
+
+func (c Config) withDefaults() Config {
+	if c.MemoryLimit <= 0 {
+		c.MemoryLimit = DefaultMemoryLimit
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.StdoutLimit <= 0 {
+		c.StdoutLimit = DefaultStdoutLimit
+	}
+	if c.StderrLimit <= 0 {
+		c.StderrLimit = DefaultStderrLimit
+	}
+	return c
+}
+
+// CacheState says how a Host obtained its compiled guest.
+type CacheState int
+
+const (
+	CacheNone    CacheState = iota // no disk cache configured
+	CacheHit                       // the disk cache was intact and used
+	CacheMiss                      // no usable entry: compiled and stored
+	CacheRebuilt                   // a corrupt or stale entry was wiped, then compiled
+)
+
+func (s CacheState) String() string {
+	return [...]string{"none", "hit", "miss", "rebuilt"}[s]
+}
+
+// Host is a compiled guest ready to run. It is safe for concurrent use: each
+// run instantiates a fresh module with its own memory.
+type Host struct {
+	cfg       Config
+	rt        wazero.Runtime
+	mod       wazero.CompiledModule
+	cache     wazero.CompilationCache
+	ownsCache bool
+	state     CacheState
+	cacheDir  string
+}
+
+// New compiles (or loads from the cache) the embedded guest.
+func New(ctx context.Context, cfg Config) (*Host, error) {
+	return newHost(ctx, cfg, guestWasm)
+}
+
+func newHost(ctx context.Context, cfg Config, wasm []byte) (*Host, error) {
+	cfg = cfg.withDefaults()
+	pages := (cfg.MemoryLimit + pageSize - 1) / pageSize
+	if pages > 65536 {
+		return nil, fmt.Errorf("sandbox memory limit %d bytes is over the 4 GiB wasm32 maximum", cfg.MemoryLimit)
+	}
+	h := &Host{cfg: cfg, cache: cfg.shared}
+	if h.cache != nil || cfg.NoDiskCache {
+		if h.cache == nil {
+			h.cache, h.ownsCache = wazero.NewCompilationCache(), true
+		}
+		if err := h.compile(ctx, wasm, pages); err != nil {
+			h.Close(ctx)
+			return nil, err
+		}
+		return h, nil
+	}
+
+	root := cfg.CacheDir
+	if root == "" {
+		var err error
+		if root, err = DefaultCacheRoot(); err != nil {
+			return nil, err
+		}
+	}
+	s := sha256.Sum256(wasm)
+	sum := hex.EncodeToString(s[:])
+	h.cacheDir = cacheDirFor(root, sum)
+	pruneStale(root, filepath.Base(h.cacheDir), time.Now())
+	h.state = CacheHit
+	if !cacheIntact(h.cacheDir, sum) {
+		h.state = CacheMiss
+		if _, err := os.Stat(h.cacheDir); err == nil {
+			h.state = CacheRebuilt
+		}
+		if err := os.RemoveAll(h.cacheDir); err != nil {
+			return nil, fmt.Errorf("clearing compilation cache %s: %w", h.cacheDir, err)
+		}
+	}
+	err := h.compileWithDir(ctx, wasm, pages)
+	if err != nil {
+		// The manifest matched but wazero still refused the entry (or the
+		// directory changed under us): wipe and compile afresh, once.
+		h.closeRuntime(ctx)
+		if rerr := os.RemoveAll(h.cacheDir); rerr != nil {
+			return nil, fmt.Errorf("clearing compilation cache %s after %v: %w", h.cacheDir, err, rerr)
+		}
+		h.state = CacheRebuilt
+		if err2 := h.compileWithDir(ctx, wasm, pages); err2 != nil {
+			h.Close(ctx)
+			return nil, fmt.Errorf("compiling the sandbox guest (cache %s wiped after: %v): %w", h.cacheDir, err, err2)
+		}
+	}
+	if h.state != CacheHit {
+		if err := writeManifest(h.cacheDir, sum); err != nil {
+			// The compiled module is fine; only the next start pays for it.
+			os.RemoveAll(h.cacheDir)
+		}
+	}
+	return h, nil
+}
+
+func (h *Host) compileWithDir(ctx context.Context, wasm []byte, pages int64) error {
+	c, err := wazero.NewCompilationCacheWithDir(h.cacheDir)
+	if err != nil {
+		return fmt.Errorf("opening compilation cache %s: %w", h.cacheDir, err)
+	}
+	h.cache, h.ownsCache = c, true
+	return h.compile(ctx, wasm, pages)
+}
+
+func (h *Host) compile(ctx context.Context, wasm []byte, pages int64) error {
+	rc := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(uint32(pages)).
+		WithCompilationCache(h.cache)
+	h.rt = wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, h.rt); err != nil {
+		return fmt.Errorf("instantiating WASI: %w", err)
+	}
+	mod, err := h.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		if strings.Contains(err.Error(), "over limit") {
+			return fmt.Errorf("the guest's initial memory does not fit %d pages: %v: %w", pages, err, ErrMemoryLimit)
+		}
+		return fmt.Errorf("compiling the sandbox guest: %w", err)
+	}
+	h.mod = mod
+	return nil
+}
+
+func (h *Host) closeRuntime(ctx context.Context) {
+	if h.rt != nil {
+		h.rt.Close(ctx)
+		h.rt, h.mod = nil, nil
+	}
+	if h.ownsCache && h.cache != nil {
+		h.cache.Close(ctx)
+		h.cache, h.ownsCache = nil, false
+	}
+}
+
+// Close releases the compiled code.
+func (h *Host) Close(ctx context.Context) error {
+	h.closeRuntime(ctx)
+	return nil
+}
+
+// CacheState reports whether New found the guest in the disk cache.
+func (h *Host) CacheState() CacheState { return h.state }
+
+// Config returns the caps in force (defaults filled in).
+func (h *Host) Config() Config { c := h.cfg; c.shared = nil; return c }
+
+// runSpec is one guest invocation.
+type runSpec struct {
+	args   []string    // after the program name
+	file   io.ReaderAt // if non-nil, mounted read-only as /model.gguf
+	size   int64
+	stdin  io.Reader // nil: empty
+	stdout io.Writer // nil: discarded
+}
+
+// exitError is a guest that exited with a non-zero status of its own.
+type exitError struct {
+	code   uint32
+	stderr []byte
+}
+
+func (e *exitError) Error() string {
+	return fmt.Sprintf("sandbox guest exited with status %d: %s", e.code, tail(e.stderr))
+}
+
+// tail is the last line-ish part of guest stderr, for error texts.
+func tail(b []byte) string {
+	const max = 2048
+	s := strings.TrimSpace(string(b))
+	if len(s) > max {
+		s = "…" + s[len(s)-max:]
+	}
+	return s
+}
+
+// run executes the guest once and classifies how it ended. It returns the
+// guest's stderr (always, for the caller's protocol) and nil for exit status
+// 0, an *exitError for a status of the guest's own choosing, or an error
+// wrapping one of the cap errors.
+func (h *Host) run(ctx context.Context, s runSpec) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
+	defer cancel()
+
+	out := s.stdout
+	if out == nil {
+		out = io.Discard
+	}
+	var errBuf bytes.Buffer
+	stdout := &cappedWriter{w: out, limit: h.cfg.StdoutLimit, name: "stdout"}
+	stderr := &cappedWriter{w: &errBuf, limit: h.cfg.StderrLimit, name: "stderr"}
+	stdin := s.stdin
+	if stdin == nil {
+		stdin = bytes.NewReader(nil)
+	}
+	args := append([]string{"guest", "--memlimit=" + strconv.FormatInt(h.cfg.MemoryLimit, 10)}, s.args...)
+	mc := wazero.NewModuleConfig().
+		WithName("").
+		WithArgs(args...).
+		WithStdin(stdin).
+		WithStdout(stdout).
+		WithStderr(stderr).
+		// Explicit rather than relying on the defaults: Go's runtime reads
+		// the clocks and random_get at start; these are fake and fixed.
+		WithRandSource(zeroReader{})
+	if s.file != nil {
+		mc = mc.WithFSConfig(wazero.NewFSConfig().WithFSMount(oneFileFS{r: s.file, size: s.size}, "/"))
+	}
+	mod, err := h.rt.InstantiateModule(rctx, h.mod, mc)
+	if mod != nil {
+		mod.Close(rctx)
+	}
+	if tripped, _ := stdout.state(); tripped {
+		return errBuf.Bytes(), stdout.capErr()
+	}
+	if tripped, _ := stderr.state(); tripped {
+		return errBuf.Bytes(), stderr.capErr()
+	}
+	if err == nil {
+		if _, werr := stdout.state(); werr != nil {
+			return errBuf.Bytes(), fmt.Errorf("writing guest output: %w", werr)
+		}
+		return errBuf.Bytes(), nil
+	}
+	var ee *sys.ExitError
+	if errors.As(err, &ee) {
+		switch ee.ExitCode() {
+		case sys.ExitCodeDeadlineExceeded, sys.ExitCodeContextCanceled:
+			if perr := ctx.Err(); perr != nil {
+				return errBuf.Bytes(), fmt.Errorf("sandbox run interrupted: %w", perr)
+			}
+			return errBuf.Bytes(), fmt.Errorf("guest ran longer than %v: %w", h.cfg.Timeout, ErrTimeLimit)
+		case 2:
+			if isGoOOM(errBuf.Bytes()) {
+				return errBuf.Bytes(), fmt.Errorf("guest needed more than %d bytes of memory: %w", h.cfg.MemoryLimit, ErrMemoryLimit)
+			}
+		}
+		if _, werr := stdout.state(); werr != nil {
+			return errBuf.Bytes(), fmt.Errorf("writing guest output: %w", werr)
+		}
+		return errBuf.Bytes(), &exitError{code: ee.ExitCode(), stderr: errBuf.Bytes()}
+	}
+	if rctx.Err() != nil {
+		if perr := ctx.Err(); perr != nil {
+			return errBuf.Bytes(), fmt.Errorf("sandbox run interrupted: %w", perr)
+		}
+		return errBuf.Bytes(), fmt.Errorf("guest ran longer than %v: %w", h.cfg.Timeout, ErrTimeLimit)
+	}
+	// A trap (unreachable, out-of-bounds) or an instantiation failure.
+	return errBuf.Bytes(), fmt.Errorf("%w: %v; stderr: %s", ErrGuestCrash, err, tail(errBuf.Bytes()))
+}
+
+// isGoOOM recognises the Go runtime's own fatal error when memory.grow fails
+// at the cap. It only looks at lines the runtime prints itself: job errors go
+// to stderr as one JSON object with exit status 1, never 2.
+func isGoOOM(stderr []byte) bool {
+	for _, line := range strings.Split(string(stderr), "\n") {
+		if line == "fatal error: out of memory" || strings.HasPrefix(line, "runtime: out of memory:") {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroReader is the guest's random source: all zeros. Nothing the guest does
+// needs randomness (Go only seeds map hashing with it), and a fixed source
+// keeps every run reproducible.
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
