@@ -129,8 +129,7 @@ func newHost(ctx context.Context, cfg Config, wasm []byte) (*Host, error) {
 			return nil, err
 		}
 	}
-	s := sha256.Sum256(wasm)
-	sum := hex.EncodeToString(s[:])
+	sum := sumOf(wasm)
 	h.cacheDir = cacheDirFor(root, sum)
 	pruneStale(root, filepath.Base(h.cacheDir), time.Now())
 	h.state = CacheHit
@@ -217,6 +216,11 @@ func (h *Host) CacheState() CacheState { return h.state }
 
 // Config returns the caps in force (defaults filled in).
 func (h *Host) Config() Config { c := h.cfg; c.shared = nil; return c }
+
+func sumOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
 
 // runSpec is one guest invocation.
 type runSpec struct {
