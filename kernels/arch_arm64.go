@@ -1,5 +1,41 @@
 package kernels
 
-// archImpls returns the SIMD dispatch paths this CPU supports, best first,
-// each built from the scalar table with its SIMD routines swapped in.
-func archImpls(scalar *Impl) []*Impl { return nil }
+import "github.com/memvanta/memvanta/core/ggml"
+
+// asmDot is the calling convention shared by the assembly dot routines: nb
+// counts blocks for quantized types and elements for the float types.
+type asmDot func(nb int, w, a *byte) float32
+
+// archImpls returns the NEON path. Advanced SIMD is mandatory in ARMv8-A, so
+// there is nothing to detect; the routines use only ARMv8.0 instructions
+// (no SDOT), so they run on every arm64 CPU and under qemu-aarch64.
+func archImpls(scalar *Impl) []*Impl {
+	return []*Impl{deriveImpl(scalar, "neon", neonDots)}
+}
+
+var neonDots = []archDot{
+	{ggml.Q4_0, dotQ4_0Q8_0NEON},
+	{ggml.Q8_0, dotQ8_0Q8_0NEON},
+	{ggml.Q4_K, dotQ4_KQ8_KNEON},
+	{ggml.Q6_K, dotQ6_KQ8_KNEON},
+	{ggml.F32, dotF32NEON},
+	{ggml.F16, dotF16NEON},
+}
+
+//go:noescape
+func dotQ4_0Q8_0NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ8_0Q8_0NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ4_KQ8_KNEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ6_KQ8_KNEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotF32NEON(n int, w, a *byte) float32
+
+//go:noescape
+func dotF16NEON(n int, w, a *byte) float32
