@@ -19,6 +19,10 @@ type DotFunc func(n int, w, a []byte) float32
 type Impl struct {
 	Name string // "scalar", "avx2", "avx512", "neon"
 	dot  [64]DotFunc
+	// deq optionally overrides dequantization per type (nil: the portable
+	// routine). Every override must be bit-exact with the portable one; the
+	// differential test checks that for every Available path.
+	deq [64]func(src []byte, dst []float32)
 }
 
 // Dot returns the dot routine for weight type t, or nil if t is not executable.
@@ -27,4 +31,16 @@ func (k *Impl) Dot(t ggml.Type) DotFunc {
 		return nil
 	}
 	return k.dot[t]
+}
+
+// Dequantize is the package Dequantize through this path's override, if any.
+func (k *Impl) Dequantize(t ggml.Type, src []byte, dst []float32) error {
+	if int(t) < len(k.deq) && k.deq[t] != nil {
+		if err := checkRow("dequantize", t, len(dst), len(src)); err != nil {
+			return err
+		}
+		k.deq[t](src, dst)
+		return nil
+	}
+	return Dequantize(t, src, dst)
 }
