@@ -139,6 +139,7 @@ func (p *parser) parse() (*File, error) {
 
 	f.KV = make([]KV, 0, nKV)
 	f.kvIndex = make(map[string]int, nKV)
+	kvOffs := make([]int64, 0, nKV) // where each pair starts, for errors
 	for i := uint64(0); i < nKV; i++ {
 		p.key = ""
 		koff := w.offset()
@@ -164,6 +165,7 @@ func (p *parser) parse() (*File, error) {
 		}
 		f.kvIndex[key] = len(f.KV)
 		f.KV = append(f.KV, KV{Key: key, Value: v})
+		kvOffs = append(kvOffs, koff)
 	}
 	p.key = ""
 
@@ -172,10 +174,10 @@ func (p *parser) parse() (*File, error) {
 		v := f.KV[i].Value
 		a, isU32 := v.Data.(uint32)
 		if !isU32 {
-			return nil, p.fail(Invalid, 0, "general.alignment must be a u32, got %s", v.TypeName())
+			return nil, p.fail(Invalid, kvOffs[i], "general.alignment must be a u32, got %s", v.TypeName())
 		}
 		if a == 0 || a&(a-1) != 0 {
-			return nil, p.fail(Invalid, 0, "general.alignment %d is not a power of two", a)
+			return nil, p.fail(Invalid, kvOffs[i], "general.alignment %d is not a power of two", a)
 		}
 		f.Alignment = uint64(a)
 		p.key = ""

@@ -27,8 +27,13 @@ type window struct {
 	failed error
 }
 
-func newWindow(r io.ReaderAt, size, max int64) *window {
-	return &window{r: r, size: size, max: max, buf: make([]byte, windowSize)}
+func newWindow(r io.ReaderAt, size, limit int64) *window {
+	// Small files (and the corpus) need no full window.
+	n := int64(windowSize)
+	if size < n {
+		n = max(size, 16)
+	}
+	return &window{r: r, size: size, max: limit, buf: make([]byte, n)}
 }
 
 func (w *window) offset() int64 { return w.start + int64(w.pos) }
