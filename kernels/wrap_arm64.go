@@ -11,12 +11,11 @@ type archDot struct {
 // deriveImpl copies base and overrides the listed dot entries, so types
 // without a routine on this path keep base's (ultimately scalar) one.
 func deriveImpl(base *Impl, name string, dots []archDot) *Impl {
-	k := *base
-	k.Name = name
+	k := base.clone(name)
 	for _, d := range dots {
-		k.dot[d.t] = wrapAsm(d.t, d.f)
+		k.setDot(d.t, wrapAsm(d.t, d.f))
 	}
-	return &k
+	return k
 }
 
 // wrapAsm adapts an assembly routine to DotFunc. It converts n to blocks and

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs the kernels package's tests for GOARCH=arm64 under qemu-aarch64, so the
+# NEON paths are checked against the scalar reference on an amd64 host. The
+# Go test binary is static, so no arm64 sysroot is needed. Extra arguments are
+# passed to the test binary (default: the differential tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v qemu-aarch64 >/dev/null 2>&1; then
+  echo "qemu-aarch64 not found; installing qemu-user" >&2
+  if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq qemu-user
+fi
+
+bin=$(mktemp -d)/kernels.arm64.test
+trap 'rm -rf "$(dirname "$bin")"' EXIT
+GOARCH=arm64 CGO_ENABLED=0 go test -c -o "$bin" ./kernels
+if [ $# -eq 0 ]; then set -- -test.run 'Diff|SIMD' -test.v; fi
+# The tests read ../shared relative to the package directory; run from there.
+cd kernels
+qemu-aarch64 "$bin" "$@"
