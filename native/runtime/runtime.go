@@ -1,0 +1,136 @@
+//go:build linux
+
+// Package runtime is the native memory system behind model.Weights: it maps
+// a GGUF file and serves the graph's weight groups either straight from the
+// mapping (resident mode) or streamed through a bounded copy cache with an
+// adaptive prefetcher (budget mode), and it measures what that costs.
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/memvanta/memvanta/core/gguf"
+	"github.com/memvanta/memvanta/core/model"
+	"github.com/memvanta/memvanta/core/policy"
+	"github.com/memvanta/memvanta/native/mmap"
+	"github.com/memvanta/memvanta/native/store"
+	"github.com/memvanta/memvanta/native/telemetry"
+)
+
+// Modes.
+const (
+	Resident = "resident" // weights stay mapped; zero-copy
+	Budget   = "budget"   // weights' resident working set held within Options.Budget
+)
+
+// Options configure Open.
+type Options struct {
+	// Mode is Resident (default when empty) or Budget.
+	Mode string
+	// Budget bounds the bytes of weight data resident at once in budget
+	// mode (cache buffers, including groups being prefetched and the group
+	// in use). It must be at least the largest group of the declared plan.
+	Budget int64
+	// Threads is the compute thread count; the runtime itself uses one
+	// loader goroutine and does not size anything by it.
+	Threads int
+	// Limits bound the GGUF parse; zero value means gguf.DefaultLimits().
+	Limits *gguf.Limits
+	// Policy tunes the adaptive look-ahead (budget mode); zero value means
+	// policy.DefaultConfig().
+	Policy *policy.Config
+	// Window is the number of group acquisitions per policy observation
+	// window; 0 means one pass over the plan.
+	Window int
+}
+
+// Model is an opened model file.
+type Model struct {
+	opt  Options
+	m    *mmap.Map
+	file *gguf.File
+	st   *store.Store
+	w    *weights
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open maps path and parses its header and tensor table over the mapping.
+// Nothing of the tensor data is read here.
+func Open(ctx context.Context, path string, opt Options) (*Model, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch opt.Mode {
+	case "":
+		opt.Mode = Resident
+	case Resident:
+	case Budget:
+		if opt.Budget <= 0 {
+			return nil, fmt.Errorf("runtime: budget mode needs a positive budget, got %d", opt.Budget)
+		}
+	default:
+		return nil, fmt.Errorf("runtime: unknown memory mode %q (want %q or %q)", opt.Mode, Resident, Budget)
+	}
+	lim := gguf.DefaultLimits()
+	if opt.Limits != nil {
+		lim = *opt.Limits
+	}
+	pcfg := policy.DefaultConfig()
+	if opt.Policy != nil {
+		pcfg = *opt.Policy
+	}
+	if err := pcfg.Validate(); err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	mp, err := mmap.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	f, err := gguf.Parse(mp, mp.Size(), lim)
+	if err != nil {
+		mp.Close()
+		return nil, fmt.Errorf("runtime: %s: %w", path, err)
+	}
+	st, err := store.New(mp, f.DataOffset, f.Tensors)
+	if err != nil {
+		mp.Close()
+		return nil, fmt.Errorf("runtime: %s: %w", path, err)
+	}
+	md := &Model{opt: opt, m: mp, file: f, st: st}
+	md.w, err = newWeights(st, opt, pcfg)
+	if err != nil {
+		mp.Close()
+		return nil, err
+	}
+	return md, nil
+}
+
+// File is the parsed header and tensor table.
+func (md *Model) File() *gguf.File { return md.file }
+
+// Weights is the model's weight interface for the graph; one per Model.
+func (md *Model) Weights() model.Weights { return md.w }
+
+// Stats is a snapshot of the telemetry so far.
+func (md *Model) Stats() Stats { return md.w.stats() }
+
+// Close stops the prefetcher and unmaps the file. Slices handed out by
+// Acquire are invalid afterwards.
+func (md *Model) Close() error {
+	md.closeOnce.Do(func() {
+		md.closeErr = errors.Join(md.w.close(), md.m.Close())
+	})
+	return md.closeErr
+}
+
+// baseline is the process usage at Open, so Stats can report faults caused
+// since then.
+func baseline() telemetry.Usage {
+	u, _ := telemetry.Rusage()
+	return u
+}
