@@ -33,6 +33,8 @@ func run(args []string) int {
 		return exitUsage
 	}
 	switch args[0] {
+	case "kernels":
+		return runKernels(args[1:])
 	case "_alloc", "_spin", "_flood", "_panic":
 		return testMode(args[0], args[1:])
 	}
