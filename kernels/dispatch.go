@@ -67,21 +67,22 @@ func ByName(name string) (*Impl, error) {
 // so) instead of silently benchmarking a path the user did not ask for. The
 // CLI should call this at start-up and report k.Name (e.g. in bench output).
 func Selected() (*Impl, error) {
-	selectOnce.Do(func() {
-		best := allImpls()[0]
-		name := strings.TrimSpace(os.Getenv(EnvVar))
-		if name == "" {
-			selected = best
-			return
-		}
-		k, err := ByName(strings.ToLower(name))
-		if err != nil {
-			selected, selectErr = best, fmt.Errorf("%s=%s: %w", EnvVar, name, err)
-			return
-		}
-		selected = k
-	})
+	selectOnce.Do(func() { selected, selectErr = choose(os.Getenv(EnvVar)) })
 	return selected, selectErr
+}
+
+// choose applies an EnvVar value: empty means best available.
+func choose(env string) (*Impl, error) {
+	best := allImpls()[0]
+	name := strings.ToLower(strings.TrimSpace(env))
+	if name == "" {
+		return best, nil
+	}
+	k, err := ByName(name)
+	if err != nil {
+		return best, fmt.Errorf("%s=%s: %w", EnvVar, env, err)
+	}
+	return k, nil
 }
 
 // Select returns the path chosen by Selected. Code below the CLI uses this;

@@ -77,9 +77,10 @@ func (j *job) work() {
 }
 
 // Run calls f over [0, n) split into chunks of grain (the last may be
-// shorter), in parallel, and returns when all chunks are done. Chunks are
+// shorter; a one-thread pool makes one call for the whole range), in parallel, and returns when all chunks are done. Chunks are
 // disjoint, so f may write to per-index outputs without locking. Run may be
 // called from several goroutines at once; after Close it runs on the caller.
+// f must not call Run on the same pool (its workers could all be waiting).
 func (p *Pool) Run(n, grain int, f func(lo, hi int)) {
 	if n <= 0 {
 		return
