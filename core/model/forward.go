@@ -1,0 +1,506 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/kernels"
+)
+
+// Options are the run-time choices that do not come from the file.
+type Options struct {
+	Threads int           // matmul worker threads; <= 0 means 1
+	Batch   int           // prefill batch (tokens per matmul); <= 0 means 32
+	Ctx     int           // context limit in positions; <= 0 means the model's training context
+	KVType  ggml.Type     // KV cache encoding: F32, F16 (the usual) or Q8_0
+	Kernels *kernels.Impl // nil means kernels.Select()
+}
+
+// Tensor slots of one layer group, in Acquire order. Biases follow the nine
+// matrices and norms when the model has them.
+const (
+	sAttnNorm = iota
+	sQ
+	sK
+	sV
+	sO
+	sFFNNorm
+	sGate
+	sUp
+	sDown
+	sBQ
+	sBK
+	sBV
+	sBO
+)
+
+var layerTensors = []string{"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
+	"attn_output.weight", "ffn_norm.weight", "ffn_gate.weight", "ffn_up.weight", "ffn_down.weight",
+	"attn_q.bias", "attn_k.bias", "attn_v.bias", "attn_output.bias"}
+
+// Model runs the llama graph over one sequence. It owns the KV cache and all
+// scratch, so a forward pass allocates nothing once warmed up. Not safe for
+// concurrent use.
+type Model struct {
+	Cfg  Config
+	w    Weights
+	k    *kernels.Impl
+	pool *kernels.Pool
+	kv   *KVCache
+	nb   int // batch capacity
+
+	plan        Plan
+	slot        []int       // slot -> index in a layer group's tensors, -1 if absent
+	types       []ggml.Type // slot -> tensor type (same in every layer, checked)
+	outType     ggml.Type
+	outNormType ggml.Type
+	embName     string
+	embType     ggml.Type
+	embRow      []byte
+	ropeFreqs   []float32
+
+	// scratch, sized for nb tokens
+	x, xn, q, kk, vv, att, tmp, gate, up []float32
+	normW, bias                          []float32
+	actBuf                               [3][]byte
+	qAct                                 []byte
+	scores                               []float32 // [heads per kv group][ctx]
+	vrow                                 []float32
+	logits                               []float32
+	rope                                 kernels.Rope
+	ropeCS                               []float32
+}
+
+// New prepares a model over w for the configuration cfg (from
+// ConfigFromGGUF) and declares its access plan to w.
+func New(cfg Config, w Weights, opt Options) (*Model, error) {
+	if opt.Threads <= 0 {
+		opt.Threads = 1
+	}
+	if opt.Batch <= 0 {
+		opt.Batch = 32
+	}
+	if opt.Ctx <= 0 {
+		opt.Ctx = cfg.NCtxTrain
+	}
+	if opt.Kernels == nil {
+		opt.Kernels = kernels.Select()
+	}
+	m := &Model{Cfg: cfg, w: w, k: opt.Kernels, nb: opt.Batch}
+	kv, err := NewKVCache(opt.KVType, cfg.NLayer, cfg.NHeadKV, cfg.HeadDim, opt.Ctx)
+	if err != nil {
+		return nil, err
+	}
+	m.kv = kv
+	if err := m.buildPlan(); err != nil {
+		return nil, err
+	}
+	if err := w.Declare(m.plan); err != nil {
+		return nil, fmt.Errorf("model: declaring access plan: %w", err)
+	}
+	if cfg.RopeFreqs {
+		if err := m.loadRopeFreqs(); err != nil {
+			return nil, err
+		}
+	}
+	m.rope = kernels.Rope{Dims: cfg.NRot, Base: cfg.RopeBase, Scale: cfg.RopeFreqScale,
+		NeoX: cfg.RopeStyle == RopeNeoX, FreqFactors: m.ropeFreqs}
+	if err := m.rope.Check(cfg.HeadDim); err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	m.alloc()
+	m.pool = kernels.NewPool(opt.Threads)
+	return m, nil
+}
+
+// buildPlan lists the groups in execution order: the input group (served
+// by Row lookups only, never acquired whole), one group per layer, and the
+// output group.
+func (m *Model) buildPlan() error {
+	c := m.Cfg
+	m.embName = tokEmbd
+	emb, ok := m.w.Info(tokEmbd)
+	if !ok {
+		return fmt.Errorf("model: tensor %s is missing", tokEmbd)
+	}
+	m.embType = emb.Type
+	rs, err := ggml.RowSize(emb.Type, uint64(c.NEmbd))
+	if err != nil {
+		return fmt.Errorf("model: tensor %s: %w", tokEmbd, err)
+	}
+	m.embRow = make([]byte, rs)
+
+	m.slot = make([]int, len(layerTensors))
+	m.types = make([]ggml.Type, len(layerTensors))
+	var names []string
+	for s, n := range layerTensors {
+		m.slot[s] = -1
+		present := s < sBQ || (s <= sBV && c.QKVBias) || (s == sBO && c.OutBias)
+		if present {
+			m.slot[s] = len(names)
+			names = append(names, n)
+		}
+	}
+	groups := []Group{{Name: "input", Tensors: []string{tokEmbd}}}
+	for i := 0; i < c.NLayer; i++ {
+		g := Group{Name: fmt.Sprintf("blk.%d", i)}
+		for s, n := range names {
+			full := blk(i, n)
+			ti, ok := m.w.Info(full)
+			if !ok {
+				return fmt.Errorf("model: tensor %s is missing", full)
+			}
+			slot := slotOf(n)
+			if i == 0 {
+				m.types[slot] = ti.Type
+			} else if ti.Type != m.types[slot] {
+				// Kept uniform so scratch and activation encodings are per slot.
+				return unsupported("tensor %s has type %s but layer 0 uses %s", full, ti.Type, m.types[slot])
+			}
+			_ = s
+			g.Tensors = append(g.Tensors, full)
+		}
+		groups = append(groups, g)
+	}
+	out := outWeight
+	if c.TiedOutput {
+		out = tokEmbd
+	}
+	ot, ok := m.w.Info(out)
+	if !ok {
+		return fmt.Errorf("model: tensor %s is missing", out)
+	}
+	m.outType = ot.Type
+	nt, ok := m.w.Info(outNorm)
+	if !ok {
+		return fmt.Errorf("model: tensor %s is missing", outNorm)
+	}
+	m.outNormType = nt.Type
+	groups = append(groups, Group{Name: "output", Tensors: []string{outNorm, out}})
+	m.plan = Plan{Groups: groups}
+	return nil
+}
+
+func slotOf(name string) int {
+	for s, n := range layerTensors {
+		if n == name {
+			return s
+		}
+	}
+	return -1
+}
+
+func (m *Model) loadRopeFreqs() error {
+	ti, ok := m.w.Info(ropeFreqsT)
+	if !ok || ti.Type != ggml.F32 {
+		return fmt.Errorf("model: tensor %s missing or not F32", ropeFreqsT)
+	}
+	b := make([]byte, ti.Size)
+	if err := m.w.Row(context.Background(), ropeFreqsT, 0, b); err != nil {
+		return fmt.Errorf("model: reading %s: %w", ropeFreqsT, err)
+	}
+	m.ropeFreqs = make([]float32, ti.Elements())
+	if err := m.k.Dequantize(ggml.F32, b, m.ropeFreqs); err != nil {
+		return fmt.Errorf("model: %s: %w", ropeFreqsT, err)
+	}
+	return nil
+}
+
+func (m *Model) alloc() {
+	c, nb := m.Cfg, m.nb
+	m.x = make([]float32, nb*c.NEmbd)
+	m.xn = make([]float32, nb*c.NEmbd)
+	m.tmp = make([]float32, nb*c.NEmbd)
+	m.q = make([]float32, nb*c.QDim())
+	m.att = make([]float32, nb*c.QDim())
+	m.kk = make([]float32, nb*c.KVDim())
+	m.vv = make([]float32, nb*c.KVDim())
+	m.gate = make([]float32, nb*c.NFF)
+	m.up = make([]float32, nb*c.NFF)
+	m.normW = make([]float32, c.NEmbd)
+	m.bias = make([]float32, max(c.QDim(), c.NEmbd))
+	m.scores = make([]float32, (c.NHead/c.NHeadKV)*m.kv.Cap())
+	m.vrow = make([]float32, c.HeadDim)
+	m.logits = make([]float32, c.NVocab)
+	m.ropeCS = make([]float32, c.NRot)
+	widest := max(c.NEmbd, c.QDim(), c.NFF)
+	for i := range m.actBuf {
+		m.actBuf[i] = make([]byte, nb*actRowBytes(ggml.F32, widest)) // F32 is the widest encoding
+	}
+	m.qAct = make([]byte, actRowBytes(ggml.F32, c.HeadDim))
+}
+
+func actRowBytes(t ggml.Type, n int) int {
+	rs, err := ggml.RowSize(kernels.ActType(t), uint64(n))
+	if err != nil {
+		return 4 * n
+	}
+	return int(rs)
+}
+
+// Close stops the worker pool.
+func (m *Model) Close() {
+	if m.pool != nil {
+		m.pool.Close()
+		m.pool = nil
+	}
+}
+
+// Pos is the number of tokens in the sequence so far.
+func (m *Model) Pos() int { return m.kv.Len() }
+
+// KV exposes the cache for statistics.
+func (m *Model) KV() *KVCache { return m.kv }
+
+// Kernels is the dispatch path in use.
+func (m *Model) Kernels() *kernels.Impl { return m.k }
+
+// Reset starts a new sequence.
+func (m *Model) Reset() { m.kv.Reset() }
+
+// Forward appends tokens to the sequence and returns the logits that
+// predict the next token (valid until the next call). The tokens run in
+// batches of up to Options.Batch; on error or cancellation the sequence is
+// left as it was before the call.
+func (m *Model) Forward(ctx context.Context, tokens []int32) ([]float32, error) {
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("model: Forward with no tokens")
+	}
+	start := m.kv.Len()
+	if err := m.kv.reserve(start, len(tokens)); err != nil {
+		return nil, err
+	}
+	for _, t := range tokens {
+		if t < 0 || int(t) >= m.Cfg.NVocab {
+			return nil, fmt.Errorf("model: token id %d outside vocabulary [0, %d)", t, m.Cfg.NVocab)
+		}
+	}
+	for i := 0; i < len(tokens); i += m.nb {
+		end := min(i+m.nb, len(tokens))
+		if err := m.batch(ctx, tokens[i:end], end == len(tokens)); err != nil {
+			m.kv.Truncate(start)
+			return nil, err
+		}
+	}
+	return m.logits, nil
+}
+
+// batch runs nb tokens at positions kv.Len().. through every layer; the
+// output group runs only when logits are wanted (the last batch).
+func (m *Model) batch(ctx context.Context, toks []int32, wantLogits bool) error {
+	c := m.Cfg
+	nb, E := len(toks), c.NEmbd
+	pos0 := m.kv.Len()
+
+	// Embedding: one row of the table per token.
+	for b, t := range toks {
+		if err := m.w.Row(ctx, m.embName, int(t), m.embRow); err != nil {
+			return fmt.Errorf("model: embedding of token %d: %w", t, err)
+		}
+		if err := m.k.Dequantize(m.embType, m.embRow, m.x[b*E:(b+1)*E]); err != nil {
+			return fmt.Errorf("model: embedding of token %d: %w", t, err)
+		}
+	}
+	for l := 0; l < c.NLayer; l++ {
+		g := 1 + l
+		ts, err := m.w.Acquire(ctx, g)
+		if err != nil {
+			return fmt.Errorf("model: acquiring %s: %w", m.plan.Groups[g].Name, err)
+		}
+		err = m.layer(l, ts, nb, pos0)
+		m.w.Release(g)
+		if err != nil {
+			return fmt.Errorf("model: %s: %w", m.plan.Groups[g].Name, err)
+		}
+	}
+	m.kv.n = pos0 + nb
+	if !wantLogits {
+		return nil
+	}
+	g := c.NLayer + 1
+	ts, err := m.w.Acquire(ctx, g)
+	if err != nil {
+		return fmt.Errorf("model: acquiring output: %w", err)
+	}
+	defer m.w.Release(g)
+	last := m.x[(nb-1)*E : nb*E]
+	if err := m.k.Dequantize(m.outNormType, ts[0], m.normW); err != nil {
+		return fmt.Errorf("model: %s: %w", outNorm, err)
+	}
+	kernels.RMSNorm(m.xn[:E], last, m.normW, c.RMSEps)
+	return m.project(m.xn[:E], 1, E, proj{m.outType, ts[1], c.NVocab, m.logits})
+}
+
+// proj is one weight matrix applied to a batch: rows outputs per token.
+type proj struct {
+	t    ggml.Type
+	w    []byte
+	rows int
+	y    []float32 // nb*rows, token-major
+}
+
+// project multiplies nb activation rows x (each cols long) by each weight
+// matrix. The activations are quantized once per distinct encoding, so q, k
+// and v (or gate and up) share the work, and each weight row is read once
+// for the whole batch.
+func (m *Model) project(x []float32, nb, cols int, ps ...proj) error {
+	var done [3]ggml.Type
+	nd := 0
+	for _, p := range ps {
+		at := kernels.ActType(p.t)
+		idx := -1
+		for i := 0; i < nd; i++ {
+			if done[i] == at {
+				idx = i
+			}
+		}
+		arb := actRowBytes(p.t, cols)
+		if idx < 0 {
+			idx = nd
+			done[nd] = at
+			nd++
+			for b := 0; b < nb; b++ {
+				if err := kernels.QuantizeAct(at, x[b*cols:(b+1)*cols], m.actBuf[idx][b*arb:(b+1)*arb]); err != nil {
+					return err
+				}
+			}
+		}
+		a := m.actBuf[idx][:nb*arb]
+		if nb == 1 {
+			m.k.MatVec(m.pool, p.t, p.rows, cols, p.w, a, p.y[:p.rows])
+		} else {
+			m.k.MatMul(m.pool, p.t, p.rows, cols, p.w, a, nb, p.y[:nb*p.rows])
+		}
+	}
+	return nil
+}
+
+// addBias adds a bias vector (stored in any dequantizable type) to each of
+// nb rows of y.
+func (m *Model) addBias(y []float32, nb int, t ggml.Type, b []byte, n int) error {
+	if err := m.k.Dequantize(t, b, m.bias[:n]); err != nil {
+		return err
+	}
+	for i := 0; i < nb; i++ {
+		kernels.Add(y[i*n:(i+1)*n], m.bias[:n])
+	}
+	return nil
+}
+
+// norm writes RMSNorm(x)*w for nb rows into xn, w being a norm tensor.
+func (m *Model) norm(t ggml.Type, w []byte, nb int) error {
+	E := m.Cfg.NEmbd
+	if err := m.k.Dequantize(t, w, m.normW); err != nil {
+		return err
+	}
+	for b := 0; b < nb; b++ {
+		kernels.RMSNorm(m.xn[b*E:(b+1)*E], m.x[b*E:(b+1)*E], m.normW, m.Cfg.RMSEps)
+	}
+	return nil
+}
+
+// layer runs one transformer block on the batch in m.x, in place.
+func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
+	c := m.Cfg
+	E, Q, KV, F := c.NEmbd, c.QDim(), c.KVDim(), c.NFF
+	T := func(s int) []byte { return ts[m.slot[s]] }
+
+	// Attention block.
+	if err := m.norm(m.types[sAttnNorm], T(sAttnNorm), nb); err != nil {
+		return err
+	}
+	if err := m.project(m.xn, nb, E,
+		proj{m.types[sQ], T(sQ), Q, m.q},
+		proj{m.types[sK], T(sK), KV, m.kk},
+		proj{m.types[sV], T(sV), KV, m.vv}); err != nil {
+		return err
+	}
+	if c.QKVBias {
+		for _, s := range []struct {
+			slot int
+			y    []float32
+			n    int
+		}{{sBQ, m.q, Q}, {sBK, m.kk, KV}, {sBV, m.vv, KV}} {
+			if err := m.addBias(s.y, nb, m.types[s.slot], T(s.slot), s.n); err != nil {
+				return err
+			}
+		}
+	}
+	for b := 0; b < nb; b++ {
+		pos := pos0 + b
+		m.rope.Cache(pos, m.ropeCS)
+		m.rope.ApplyCache(m.q[b*Q:(b+1)*Q], c.HeadDim, m.ropeCS)
+		m.rope.ApplyCache(m.kk[b*KV:(b+1)*KV], c.HeadDim, m.ropeCS)
+		if err := m.kv.store(l, pos, m.kk[b*KV:(b+1)*KV], m.vv[b*KV:(b+1)*KV]); err != nil {
+			return err
+		}
+	}
+	for b := 0; b < nb; b++ {
+		m.attend(l, pos0+b, m.q[b*Q:(b+1)*Q], m.att[b*Q:(b+1)*Q])
+	}
+	if err := m.project(m.att, nb, Q, proj{m.types[sO], T(sO), E, m.tmp}); err != nil {
+		return err
+	}
+	if c.OutBias {
+		if err := m.addBias(m.tmp, nb, m.types[sBO], T(sBO), E); err != nil {
+			return err
+		}
+	}
+	kernels.Add(m.x[:nb*E], m.tmp[:nb*E])
+
+	// Feed-forward block: down(silu(gate(x)) * up(x)).
+	if err := m.norm(m.types[sFFNNorm], T(sFFNNorm), nb); err != nil {
+		return err
+	}
+	if err := m.project(m.xn, nb, E,
+		proj{m.types[sGate], T(sGate), F, m.gate},
+		proj{m.types[sUp], T(sUp), F, m.up}); err != nil {
+		return err
+	}
+	kernels.SiLUMul(m.gate[:nb*F], m.up[:nb*F])
+	if err := m.project(m.gate, nb, F, proj{m.types[sDown], T(sDown), E, m.tmp}); err != nil {
+		return err
+	}
+	kernels.Add(m.x[:nb*E], m.tmp[:nb*E])
+	return nil
+}
+
+// attend computes causal attention for the token at position pos over
+// cached positions 0..pos: q holds all query heads, out receives all heads.
+// Query heads h share kv head h/(NHead/NHeadKV) (grouped-query attention).
+// Each query head is encoded like the cache rows so the score is one kernel
+// dot; each value row is decoded once per kv head and shared by its group.
+func (m *Model) attend(l, pos int, q, out []float32) {
+	c := m.Cfg
+	hd := c.HeadDim
+	group := c.NHead / c.NHeadKV
+	n := pos + 1
+	scale := float32(1 / math.Sqrt(float64(hd)))
+	kt := m.kv.Type()
+	dot := m.k.Dot(kt)
+	at := kernels.ActType(kt)
+	qb := m.qAct[:actRowBytes(kt, hd)]
+	for g := 0; g < c.NHeadKV; g++ {
+		for j := 0; j < group; j++ {
+			h := g*group + j
+			_ = kernels.QuantizeAct(at, q[h*hd:(h+1)*hd], qb) // geometry checked in New
+			s := m.scores[j*n : (j+1)*n]
+			for p := 0; p < n; p++ {
+				s[p] = dot(hd, m.kv.keyHead(l, p, g), qb) * scale
+			}
+			kernels.Softmax(s)
+			clear(out[h*hd : (h+1)*hd])
+		}
+		for p := 0; p < n; p++ {
+			// Dequantize cannot fail here: the cache type and head size were
+			// checked when the cache was made.
+			_ = m.k.Dequantize(kt, m.kv.valueHead(l, p, g), m.vrow)
+			for j := 0; j < group; j++ {
+				h := g*group + j
+				kernels.AddScaled(out[h*hd:(h+1)*hd], m.vrow, m.scores[j*n+p])
+			}
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/kernels"
+)
+
+// PageSize is the number of positions per KV page. Pages are the unit of
+// allocation, so a short conversation never pays for the whole context.
+const PageSize = 256
+
+// ErrContextFull is returned when a token would not fit in the context.
+var ErrContextFull = errors.New("context is full")
+
+// KVCache stores each layer's keys and values, position by position, in
+// fixed-size pages allocated as the sequence grows. A row holds all kv heads
+// of one position, encoded in the cache type (F32, F16 or Q8_0), so the
+// attention dot product runs through the same kernels as the weights.
+type KVCache struct {
+	typ      ggml.Type
+	nLayer   int
+	kvDim    int
+	headDim  int
+	maxCtx   int
+	rowBytes int
+	headB    int        // bytes of one head within a row
+	k, v     [][][]byte // [layer][page] -> PageSize*rowBytes
+	n        int        // positions filled
+}
+
+// NewKVCache prepares a cache of up to maxCtx positions; no page is
+// allocated until a position is stored.
+func NewKVCache(typ ggml.Type, nLayer, nHeadKV, headDim, maxCtx int) (*KVCache, error) {
+	switch typ {
+	case ggml.F32, ggml.F16, ggml.Q8_0:
+	default:
+		return nil, fmt.Errorf("model: KV cache type %s not supported (f32, f16, q8_0)", typ)
+	}
+	if maxCtx <= 0 {
+		return nil, fmt.Errorf("model: context size %d must be > 0", maxCtx)
+	}
+	hb, err := ggml.RowSize(typ, uint64(headDim))
+	if err != nil {
+		return nil, fmt.Errorf("model: KV cache type %s cannot hold heads of %d: %w", typ, headDim, err)
+	}
+	c := &KVCache{typ: typ, nLayer: nLayer, kvDim: nHeadKV * headDim, headDim: headDim, maxCtx: maxCtx,
+		rowBytes: int(hb) * nHeadKV, headB: int(hb)}
+	c.k = make([][][]byte, nLayer)
+	c.v = make([][][]byte, nLayer)
+	return c, nil
+}
+
+// Type is the element encoding of cached rows.
+func (c *KVCache) Type() ggml.Type { return c.typ }
+
+// Len is the number of positions stored (in every layer).
+func (c *KVCache) Len() int { return c.n }
+
+// Cap is the context limit.
+func (c *KVCache) Cap() int { return c.maxCtx }
+
+// Bytes is the memory held by allocated pages.
+func (c *KVCache) Bytes() int64 {
+	var n int64
+	for l := range c.k {
+		n += int64(len(c.k[l])+len(c.v[l])) * int64(PageSize*c.rowBytes)
+	}
+	return n
+}
+
+// Reset empties the cache, keeping pages for reuse.
+func (c *KVCache) Reset() { c.n = 0 }
+
+// Truncate forgets positions >= n.
+func (c *KVCache) Truncate(n int) {
+	if n < c.n && n >= 0 {
+		c.n = n
+	}
+}
+
+// reserve checks that positions [pos, pos+count) fit and allocates their
+// pages in every layer.
+func (c *KVCache) reserve(pos, count int) error {
+	if pos+count > c.maxCtx {
+		return fmt.Errorf("model: %w: %d positions needed, limit is %d (raise -c)", ErrContextFull, pos+count, c.maxCtx)
+	}
+	need := (pos + count + PageSize - 1) / PageSize
+	for l := 0; l < c.nLayer; l++ {
+		for len(c.k[l]) < need {
+			c.k[l] = append(c.k[l], make([]byte, PageSize*c.rowBytes))
+			c.v[l] = append(c.v[l], make([]byte, PageSize*c.rowBytes))
+		}
+	}
+	return nil
+}
+
+// store encodes one position's key and value rows (length kvDim) for layer l.
+func (c *KVCache) store(l, pos int, k, v []float32) error {
+	kr, vr := c.row(c.k, l, pos), c.row(c.v, l, pos)
+	if err := kernels.Quantize(c.typ, k, kr); err != nil {
+		return fmt.Errorf("model: KV store: %w", err)
+	}
+	if err := kernels.Quantize(c.typ, v, vr); err != nil {
+		return fmt.Errorf("model: KV store: %w", err)
+	}
+	return nil
+}
+
+func (c *KVCache) row(pages [][][]byte, l, pos int) []byte {
+	p := pages[l][pos/PageSize]
+	o := (pos % PageSize) * c.rowBytes
+	return p[o : o+c.rowBytes : o+c.rowBytes]
+}
+
+// keyHead returns the encoded key of kv head h at position pos in layer l.
+func (c *KVCache) keyHead(l, pos, h int) []byte {
+	r := c.row(c.k, l, pos)
+	return r[h*c.headB : (h+1)*c.headB]
+}
+
+// valueHead returns the encoded value of kv head h at position pos in layer l.
+func (c *KVCache) valueHead(l, pos, h int) []byte {
+	r := c.row(c.v, l, pos)
+	return r[h*c.headB : (h+1)*c.headB]
+}
