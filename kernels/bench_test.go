@@ -1,0 +1,172 @@
+package kernels
+
+// Benchmarks report weight bytes per second (b.SetBytes = weight bytes read
+// per op), so `go test -bench` prints MB/s directly comparable with the
+// read-bandwidth ceiling measured by BenchmarkReadBandwidth with the same
+// pool. Every Available() path is benchmarked, so SIMD paths show up side by
+// side with scalar. Example (brief runs on a shared machine):
+//
+//	go test ./kernels -run '^$' -bench 'MatVec|ReadBandwidth' -benchtime 200ms
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
+
+var sink float32
+
+// BenchmarkDot times one 4096-element row held in L1: the compute ceiling of
+// each dot routine, independent of memory.
+func BenchmarkDot(b *testing.B) {
+	r := rand.New(rand.NewPCG(81, 82))
+	const n = 4096
+	for _, k := range Available() {
+		for _, typ := range Executable() {
+			w := randWeights(r, typ, n)
+			a := encodeAct(typ, randActivations(r, n))
+			f := k.Dot(typ)
+			b.Run(fmt.Sprintf("%s/%s", k.Name, typ), func(b *testing.B) {
+				b.SetBytes(int64(len(w)))
+				var s float32
+				for b.Loop() {
+					s += f(n, w, a)
+				}
+				sink = s
+			})
+		}
+	}
+}
+
+// matrices caches benchmark weight matrices: building 50 MB of random blocks
+// per sub-benchmark would dominate the run.
+var (
+	matMu    sync.Mutex
+	matCache = map[string][]byte{}
+)
+
+func benchMatrix(typ ggml.Type, rows, cols int) []byte {
+	matMu.Lock()
+	defer matMu.Unlock()
+	key := fmt.Sprintf("%s/%d/%d", typ, rows, cols)
+	if m, ok := matCache[key]; ok {
+		return m
+	}
+	r := rand.New(rand.NewPCG(uint64(typ), uint64(rows)))
+	ws, _ := RowSize(typ, cols)
+	// One random row repeated would sit in cache; the matrix must be
+	// distinct bytes, but the exact values are irrelevant to speed.
+	m := randWeights(r, typ, rows*cols)
+	if len(m) != rows*ws {
+		panic("bench matrix size")
+	}
+	matCache[key] = m
+	return m
+}
+
+// BenchmarkMatVec is the decode-time workload: one activation row against a
+// weight matrix much larger than the caches. Shapes are rows×cols: 4096×4096
+// (attention projections of a 7B model), 11008×4096 (FFN gate/up) and
+// 4096×11008 (FFN down).
+func BenchmarkMatVec(b *testing.B) {
+	shapes := [][2]int{{4096, 4096}, {11008, 4096}, {4096, 11008}}
+	if testing.Short() {
+		shapes = shapes[:1]
+	}
+	r := rand.New(rand.NewPCG(83, 84))
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
+		for _, sh := range shapes {
+			rows, cols := sh[0], sh[1]
+			w := benchMatrix(typ, rows, cols)
+			a := encodeAct(typ, randActivations(r, cols))
+			y := make([]float32, rows)
+			for _, k := range Available() {
+				for _, threads := range []int{1, 2} {
+					b.Run(fmt.Sprintf("%s/%s/%dx%d/t%d", typ, k.Name, rows, cols, threads), func(b *testing.B) {
+						p := NewPool(threads)
+						defer p.Close()
+						b.SetBytes(int64(len(w)))
+						for b.Loop() {
+							k.MatVec(p, typ, rows, cols, w, a, y)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMatMul is prefill: a batch of 8 activation rows per weight pass.
+// Bytes are weight bytes, so GB/s above the read ceiling shows reuse.
+func BenchmarkMatMul(b *testing.B) {
+	const rows, cols, nb = 4096, 4096, 8
+	r := rand.New(rand.NewPCG(85, 86))
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
+		w := benchMatrix(typ, rows, cols)
+		var a []byte
+		for i := 0; i < nb; i++ {
+			a = append(a, encodeAct(typ, randActivations(r, cols))...)
+		}
+		y := make([]float32, rows*nb)
+		for _, k := range Available() {
+			b.Run(fmt.Sprintf("%s/%s/b%d/t2", typ, k.Name, nb), func(b *testing.B) {
+				p := NewPool(2)
+				defer p.Close()
+				b.SetBytes(int64(len(w)))
+				for b.Loop() {
+					k.MatMul(p, typ, rows, cols, w, a, nb, y)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkReadBandwidth is the ceiling: summing a 256 MiB buffer (far
+// beyond L3) through the same pool and chunking as MatVec. It is a plain Go
+// loop over uint64 words with independent accumulators; on a wide core that
+// may be below what SIMD loads reach, so treat it as a lower bound on the
+// machine's read bandwidth.
+func BenchmarkReadBandwidth(b *testing.B) {
+	const size = 256 << 20
+	buf := make([]uint64, size/8)
+	for i := range buf {
+		buf[i] = uint64(i) * 0x9e3779b97f4a7c15
+	}
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("t%d", threads), func(b *testing.B) {
+			p := NewPool(threads)
+			defer p.Close()
+			const grain = chunkBytes / 8
+			parts := make([]uint64, (len(buf)+grain-1)/grain)
+			b.SetBytes(size)
+			for b.Loop() {
+				p.Run(len(buf), grain, func(lo, hi int) {
+					parts[lo/grain] = sumWords(buf[lo:hi])
+				})
+			}
+			var s uint64
+			for _, v := range parts {
+				s += v
+			}
+			sink = float32(s)
+		})
+	}
+}
+
+func sumWords(w []uint64) uint64 {
+	var s0, s1, s2, s3 uint64
+	i := 0
+	for ; i+4 <= len(w); i += 4 {
+		s0 += w[i]
+		s1 += w[i+1]
+		s2 += w[i+2]
+		s3 += w[i+3]
+	}
+	for ; i < len(w); i++ {
+		s0 += w[i]
+	}
+	return s0 + s1 + s2 + s3
+}
