@@ -1,0 +1,373 @@
+package tokenizer
+
+import (
+	"strings"
+)
+
+// fragment is a piece of the input after special-token splitting: either raw
+// text (tok == NoToken) or one special token.
+type fragment struct {
+	text string
+	tok  int32
+}
+
+// Encode tokenizes text as llama.cpp's llama_tokenize does. addSpecial adds
+// BOS/EOS as the metadata says (tokenizer.ggml.add_bos_token/add_eos_token);
+// parseSpecial lets control-token text in the input ("<|eot_id|>", "<s>")
+// become that token instead of being tokenized as plain text. User-defined
+// tokens are always matched first, as in llama.cpp.
+func (t *Tokenizer) Encode(text string, addSpecial, parseSpecial bool) []int32 {
+	var frags []fragment
+	if text != "" {
+		frags = t.partition(text, parseSpecial)
+	}
+	out := make([]int32, 0, len(text)/3+2)
+	if addSpecial && t.AddBOS() {
+		out = append(out, t.bos)
+	}
+	switch t.model {
+	case ModelSPM:
+		prevSpecial := true // a leading space is added at the start and after special tokens
+		var buf []byte
+		for _, f := range frags {
+			if f.tok != NoToken {
+				out = append(out, f.tok)
+				prevSpecial = true
+				continue
+			}
+			buf = buf[:0]
+			if t.addSpacePrefix && prevSpecial {
+				buf = append(buf, "\u2581"...)
+			}
+			buf = appendEscaped(buf, f.text)
+			out = t.encodeSPM(string(buf), out)
+			prevSpecial = false
+		}
+	case ModelBPE:
+		for _, f := range frags {
+			if f.tok != NoToken {
+				out = append(out, f.tok)
+				continue
+			}
+			out = t.encodeBPE(f.text, out)
+		}
+	}
+	if addSpecial && t.AddEOS() {
+		out = append(out, t.eos)
+	}
+	return out
+}
+
+// appendEscaped replaces ' ' with U+2581 (SentencePiece's visible space).
+func appendEscaped(dst []byte, s string) []byte {
+	for {
+		i := strings.IndexByte(s, ' ')
+		if i < 0 {
+			return append(dst, s...)
+		}
+		dst = append(dst, s[:i]...)
+		dst = append(dst, "\u2581"...)
+		s = s[i+1:]
+	}
+}
+
+// partition splits text around special tokens, longest token first, with
+// llama.cpp's lstrip/rstrip handling. Without parseSpecial, control and
+// unknown tokens are not matched (their text is tokenized normally).
+func (t *Tokenizer) partition(text string, parseSpecial bool) []fragment {
+	frags := []fragment{{text: text, tok: NoToken}}
+	for _, id := range t.special {
+		a := t.attrs[id]
+		if !parseSpecial && a&(attrControl|attrUnknown) != 0 {
+			continue
+		}
+		st := t.text[id]
+		var next []fragment
+		changed := false
+		for _, f := range frags {
+			if f.tok != NoToken || !strings.Contains(f.text, st) {
+				next = append(next, f)
+				continue
+			}
+			changed = true
+			s := f.text
+			for {
+				i := strings.Index(s, st)
+				if i < 0 {
+					if s != "" {
+						next = append(next, fragment{text: s, tok: NoToken})
+					}
+					break
+				}
+				left := s[:i]
+				if a&attrLStrip != 0 {
+					left = strings.TrimRight(left, cSpace)
+				}
+				if left != "" {
+					next = append(next, fragment{text: left, tok: NoToken})
+				}
+				next = append(next, fragment{tok: id})
+				s = s[i+len(st):]
+				if a&attrRStrip != 0 {
+					s = strings.TrimLeft(s, cSpace)
+				}
+			}
+		}
+		if changed {
+			frags = next
+		}
+	}
+	return frags
+}
+
+// cSpace is C isspace() in the "C" locale, which llama.cpp uses for strips.
+const cSpace = " \t\n\v\f\r"
+
+// ---- SPM ----
+
+type spmSymbol struct {
+	start, n   int // byte range in the text
+	prev, next int
+}
+
+type spmBigram struct {
+	left, right int
+	score       float32
+	size        int
+}
+
+// spmLess orders the work queue: highest score first, then leftmost.
+func spmLess(a, b spmBigram) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.left < b.left
+}
+
+// encodeSPM is llama.cpp's SentencePiece merge loop: start from UTF-8
+// characters and repeatedly merge the adjacent pair whose concatenation is
+// the highest-scoring vocabulary token; leftovers fall back to <0xXX> bytes.
+func (t *Tokenizer) encodeSPM(text string, out []int32) []int32 {
+	if text == "" {
+		return out
+	}
+	syms := make([]spmSymbol, 0, len(text))
+	for off := 0; off < len(text); {
+		n := min(utf8Len(text[off]), len(text)-off)
+		idx := len(syms)
+		next := idx + 1
+		if off+n == len(text) {
+			next = -1
+		}
+		syms = append(syms, spmSymbol{start: off, n: n, prev: idx - 1, next: next})
+		off += n
+	}
+	h := heap[spmBigram]{less: spmLess}
+	try := func(l, r int) {
+		if l < 0 || r < 0 {
+			return
+		}
+		s := text[syms[l].start : syms[l].start+syms[l].n+syms[r].n]
+		id, ok := t.ids[s]
+		if !ok {
+			return
+		}
+		h.push(spmBigram{left: l, right: r, score: t.score[id], size: len(s)})
+	}
+	for i := 1; i < len(syms); i++ {
+		try(i-1, i)
+	}
+	for h.len() > 0 {
+		b := h.pop()
+		l, r := &syms[b.left], &syms[b.right]
+		if l.n == 0 || r.n == 0 || l.n+r.n != b.size {
+			continue // stale: one side already merged
+		}
+		l.n += r.n
+		r.n = 0
+		l.next = r.next
+		if r.next >= 0 {
+			syms[r.next].prev = b.left
+		}
+		try(l.prev, b.left)
+		try(b.left, l.next)
+	}
+	for i := 0; i != -1; i = syms[i].next {
+		s := text[syms[i].start : syms[i].start+syms[i].n]
+		if id, ok := t.ids[s]; ok {
+			out = append(out, id)
+			continue
+		}
+		// Every merged symbol is a token, so only single characters get
+		// here; llama.cpp's rev_merge re-segmentation never triggers.
+		for j := 0; j < len(s); j++ {
+			out = t.appendByteToken(out, s[j])
+		}
+	}
+	return out
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+func (t *Tokenizer) appendByteToken(out []int32, b byte) []int32 {
+	name := string([]byte{'<', '0', 'x', hexDigits[b>>4], hexDigits[b&15], '>'})
+	if id, ok := t.ids[name]; ok {
+		return append(out, id)
+	}
+	if id, ok := t.ids[string([]byte{b})]; ok {
+		return append(out, id)
+	}
+	// llama.cpp throws here (vocabulary without byte tokens); unk is the
+	// least surprising substitute.
+	if t.unk != NoToken {
+		return append(out, t.unk)
+	}
+	return out
+}
+
+// ---- BPE ----
+
+type bpeSymbol struct {
+	start, n   int
+	prev, next int
+}
+
+type bpeBigram struct {
+	left, right int
+	rank        int32
+	size        int
+}
+
+// bpeLess orders the work queue: lowest merge rank first, then leftmost.
+func bpeLess(a, b bpeBigram) bool {
+	if a.rank != b.rank {
+		return a.rank < b.rank
+	}
+	return a.left < b.left
+}
+
+// encodeBPE pre-tokenizes, byte-level encodes each word, and applies merges
+// in rank order (llama.cpp's llm_tokenizer_bpe_session).
+func (t *Tokenizer) encodeBPE(text string, out []int32) []int32 {
+	var h heap[bpeBigram]
+	h.less = bpeLess
+	var syms []bpeSymbol
+	var enc strings.Builder
+	for _, w := range t.split.words(text) {
+		enc.Reset()
+		for i := 0; i < len(w); i++ {
+			enc.WriteString(t.bl.enc[w[i]])
+		}
+		word := enc.String()
+		if word == "" {
+			continue
+		}
+		if t.ignoreMerges {
+			if id, ok := t.ids[word]; ok {
+				out = append(out, id)
+				continue
+			}
+		}
+		syms = syms[:0]
+		for off := 0; off < len(word); {
+			n := min(utf8Len(word[off]), len(word)-off)
+			idx := len(syms)
+			next := idx + 1
+			if off+n == len(word) {
+				next = -1
+			}
+			syms = append(syms, bpeSymbol{start: off, n: n, prev: idx - 1, next: next})
+			off += n
+		}
+		h.items = h.items[:0]
+		try := func(l, r int) {
+			if l < 0 || r < 0 {
+				return
+			}
+			a := word[syms[l].start : syms[l].start+syms[l].n]
+			b := word[syms[r].start : syms[r].start+syms[r].n]
+			rank, ok := t.ranks[[2]string{a, b}]
+			if !ok {
+				return
+			}
+			h.push(bpeBigram{left: l, right: r, rank: rank, size: len(a) + len(b)})
+		}
+		for i := 1; i < len(syms); i++ {
+			try(i-1, i)
+		}
+		for h.len() > 0 {
+			b := h.pop()
+			l, r := &syms[b.left], &syms[b.right]
+			if l.n == 0 || r.n == 0 || l.n+r.n != b.size {
+				continue
+			}
+			l.n += r.n
+			r.n = 0
+			l.next = r.next
+			if r.next >= 0 {
+				syms[r.next].prev = b.left
+			}
+			try(l.prev, b.left)
+			try(b.left, l.next)
+		}
+		for i := 0; i != -1; i = syms[i].next {
+			s := word[syms[i].start : syms[i].start+syms[i].n]
+			if id, ok := t.ids[s]; ok {
+				out = append(out, id)
+				continue
+			}
+			for j := 0; j < len(s); j++ {
+				if id, ok := t.ids[s[j:j+1]]; ok {
+					out = append(out, id)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// heap is a binary min-heap under less, kept generic so the SPM and BPE
+// queues share it without interface boxing.
+type heap[T any] struct {
+	items []T
+	less  func(a, b T) bool
+}
+
+func (h *heap[T]) len() int { return len(h.items) }
+
+func (h *heap[T]) push(x T) {
+	h.items = append(h.items, x)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(h.items[i], h.items[p]) {
+			break
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *heap[T]) pop() T {
+	top := h.items[0]
+	last := len(h.items) - 1
+	h.items[0] = h.items[last]
+	h.items = h.items[:last]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= last {
+			break
+		}
+		m := l
+		if r := l + 1; r < last && h.less(h.items[r], h.items[l]) {
+			m = r
+		}
+		if !h.less(h.items[m], h.items[i]) {
+			break
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
+	return top
+}

@@ -1,0 +1,119 @@
+package tokenizer
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/memvanta/memvanta/core/gguf"
+)
+
+// GGUF metadata keys read by FromGGUF.
+const (
+	keyModel       = "tokenizer.ggml.model"
+	keyPre         = "tokenizer.ggml.pre"
+	keyTokens      = "tokenizer.ggml.tokens"
+	keyScores      = "tokenizer.ggml.scores"
+	keyTypes       = "tokenizer.ggml.token_type"
+	keyMerges      = "tokenizer.ggml.merges"
+	keyBOS         = "tokenizer.ggml.bos_token_id"
+	keyEOS         = "tokenizer.ggml.eos_token_id"
+	keyEOT         = "tokenizer.ggml.eot_token_id"
+	keyEOM         = "tokenizer.ggml.eom_token_id"
+	keyUNK         = "tokenizer.ggml.unknown_token_id"
+	keyPAD         = "tokenizer.ggml.padding_token_id"
+	keyAddBOS      = "tokenizer.ggml.add_bos_token"
+	keyAddEOS      = "tokenizer.ggml.add_eos_token"
+	keyAddPrefix   = "tokenizer.ggml.add_space_prefix"
+	keyGeneralName = "general.name"
+)
+
+// VocabFromGGUF extracts the tokenizer metadata of a parsed GGUF file.
+func VocabFromGGUF(f *gguf.File) (*Vocab, error) {
+	v := &Vocab{}
+	model, err := f.String(keyModel)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: %s: %w", keyModel, err)
+	}
+	v.Model = Model(model)
+	if v.Pre, err = optString(f, keyPre); err != nil {
+		return nil, err
+	}
+	if v.Name, err = optString(f, keyGeneralName); err != nil {
+		return nil, err
+	}
+	if v.Tokens, err = f.Strings(keyTokens); err != nil {
+		return nil, fmt.Errorf("tokenizer: %s: %w", keyTokens, err)
+	}
+	if v.Scores, err = f.Float32s(keyScores); err != nil {
+		if !errors.Is(err, gguf.ErrNotFound) {
+			return nil, fmt.Errorf("tokenizer: %s: %w", keyScores, err)
+		}
+		v.Scores = nil
+	}
+	types, err := f.Int32s(keyTypes)
+	if err != nil && !errors.Is(err, gguf.ErrNotFound) {
+		return nil, fmt.Errorf("tokenizer: %s: %w", keyTypes, err)
+	}
+	if types != nil {
+		v.Types = make([]TokenType, len(types))
+		for i, x := range types {
+			v.Types[i] = TokenType(x)
+		}
+	}
+	if v.Model == ModelBPE {
+		if v.Merges, err = f.Strings(keyMerges); err != nil {
+			return nil, fmt.Errorf("tokenizer: %s: %w", keyMerges, err)
+		}
+	}
+	for _, p := range []struct {
+		key string
+		dst **int32
+	}{{keyBOS, &v.BOS}, {keyEOS, &v.EOS}, {keyEOT, &v.EOT}, {keyEOM, &v.EOM}, {keyUNK, &v.UNK}, {keyPAD, &v.PAD}} {
+		id, err := f.Uint32(p.key)
+		if errors.Is(err, gguf.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: %s: %w", p.key, err)
+		}
+		if id > maxVocab {
+			continue // out of range: llama.cpp warns and keeps the default
+		}
+		x := int32(id)
+		*p.dst = &x
+	}
+	for _, p := range []struct {
+		key string
+		dst **bool
+	}{{keyAddBOS, &v.AddBOS}, {keyAddEOS, &v.AddEOS}, {keyAddPrefix, &v.AddSpacePrefix}} {
+		b, err := f.Bool(p.key)
+		if errors.Is(err, gguf.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: %s: %w", p.key, err)
+		}
+		*p.dst = &b
+	}
+	return v, nil
+}
+
+func optString(f *gguf.File, key string) (string, error) {
+	s, err := f.String(key)
+	if errors.Is(err, gguf.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("tokenizer: %s: %w", key, err)
+	}
+	return s, nil
+}
+
+// FromGGUF builds the tokenizer described by a GGUF file's metadata.
+func FromGGUF(f *gguf.File) (*Tokenizer, error) {
+	v, err := VocabFromGGUF(f)
+	if err != nil {
+		return nil, err
+	}
+	return New(v)
+}

@@ -1,0 +1,694 @@
+package tokenizer
+
+import (
+	"fmt"
+	"unicode"
+)
+
+// preType is llama.cpp's pre-tokenizer kind (llama_vocab_pre_type).
+type preType int
+
+const (
+	preDefault preType = iota
+	preLlama3
+	preDeepseekLLM
+	preDeepseekCoder
+	preFalcon
+	preStarcoder // also refact, command-r, smollm, codeshell, exaone, minerva
+	preGPT2      // also mpt, phi-2, olmo, jais, jina-*, roberta-bpe
+	preQwen2     // also stablelm2, megrez
+	preBloom     // also poro-chat, gpt3-finnish
+	preViking
+)
+
+// lookupPre maps tokenizer.ggml.pre to a pre-tokenizer the way llama.cpp's
+// vocabulary loader does. Names llama.cpp knows but this package does not
+// implement (tekken, chameleon, deepseek-v3) are reported as unsupported
+// rather than silently tokenized differently.
+func lookupPre(name string) (preType, error) {
+	switch name {
+	case "", "default":
+		return preDefault, nil
+	case "llama3", "llama-v3", "llama-bpe", "falcon3", "dbrx", "smaug-bpe", "chatglm-bpe":
+		return preLlama3, nil
+	case "deepseek-llm":
+		return preDeepseekLLM, nil
+	case "deepseek-coder":
+		return preDeepseekCoder, nil
+	case "falcon":
+		return preFalcon, nil
+	case "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b":
+		return preStarcoder, nil
+	case "gpt-2", "gpt2", "mpt", "phi-2", "olmo", "jais", "jina-es", "jina-de", "gigachat",
+		"jina-v1-en", "jina-v2-es", "jina-v2-de", "jina-v2-code", "roberta-bpe":
+		return preGPT2, nil
+	case "qwen2", "qwen2.5", "qwen-2.5", "deepseek-r1-qwen", "stablelm2", "megrez":
+		return preQwen2, nil
+	case "bloom", "poro-chat", "gpt3-finnish":
+		return preBloom, nil
+	case "viking":
+		return preViking, nil
+	}
+	return 0, fmt.Errorf("tokenizer: pre-tokenizer %q: %w", name, ErrUnsupported)
+}
+
+// splitter refines a segmentation: pieces are lengths (in codepoints) that
+// partition cps; it returns the refined lengths. Each llama.cpp regex becomes
+// one splitter; a regex only ever sees one piece at a time, so lookahead and
+// "$" stop at the piece end, as in llama.cpp.
+type splitter func(cps []rune, pieces []int) []int
+
+type preTokenizer struct {
+	steps []splitter
+}
+
+func newPreTokenizer(p preType) (*preTokenizer, error) {
+	var s []splitter
+	switch p {
+	case preDefault:
+		s = []splitter{
+			regexSplit(punctRun(false)),
+			splitGPT2,
+			regexSplit(numberRun),
+			regexSplit(asciiDigits3),
+		}
+	case preLlama3:
+		s = []splitter{splitLlama3}
+	case preDeepseekLLM:
+		s = []splitter{
+			regexSplit(crOrLF),
+			regexSplit(optSpaceThen(inRanges(deepseekLetters))),
+			regexSplit(optSpaceThen(inRanges(deepseekPunct))),
+			splitTrailingSpace,
+			regexSplit(runOf(inRanges(cjkRanges))),
+			regexSplit(numberRun),
+		}
+	case preDeepseekCoder:
+		s = []splitter{
+			regexSplit(crOrLF),
+			regexSplit(optSpaceThen(isCollapsedLetter)),
+			regexSplit(optSpaceThen(isCollapsedPunct)),
+			regexSplit(runOf(inRanges(cjkRanges))),
+			regexSplit(singleNumber),
+		}
+	case preFalcon:
+		s = []splitter{
+			regexSplit(punctRun(true)),
+			splitGPT2,
+			regexSplit(asciiDigits3),
+		}
+	case preStarcoder:
+		s = []splitter{regexSplit(singleNumber), splitGPT2}
+	case preGPT2:
+		s = []splitter{splitGPT2}
+	case preQwen2:
+		s = []splitter{regexSplit(matchQwen2)}
+	case preBloom:
+		s = []splitter{regexSplit(matchBloom)}
+	case preViking:
+		s = []splitter{regexSplit(matchBloom), regexSplit(singleNumber)}
+	default:
+		return nil, fmt.Errorf("tokenizer: pre-tokenizer kind %d: %w", p, ErrUnsupported)
+	}
+	return &preTokenizer{steps: s}, nil
+}
+
+// words splits text into pre-tokens (UTF-8, not yet byte-level encoded).
+func (p *preTokenizer) words(text string) []string {
+	cps := decodeCodepoints(text)
+	pieces := []int{len(cps)}
+	if len(cps) == 0 {
+		return nil
+	}
+	for _, st := range p.steps {
+		pieces = st(cps, pieces)
+	}
+	out := make([]string, 0, len(pieces))
+	var buf []byte
+	pos := 0
+	for _, n := range pieces {
+		buf = buf[:0]
+		for _, r := range cps[pos : pos+n] {
+			buf = appendCodepoint(buf, r)
+		}
+		out = append(out, string(buf))
+		pos += n
+	}
+	return out
+}
+
+// ---- the two hand-written splitters llama.cpp itself uses ----
+
+// splitGPT2 is 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)
+// with llama.cpp's custom implementation's edge behaviour.
+func splitGPT2(cps []rune, pieces []int) []int {
+	out := make([]int, 0, len(pieces)*2)
+	start := 0
+	for _, n := range pieces {
+		ini, end := start, start+n
+		start = end
+		get := func(p int) (rune, bool) {
+			if p >= ini && p < end {
+				return cps[p], true
+			}
+			return 0, false
+		}
+		fl := func(p int) cpFlags {
+			if p >= ini && p < end {
+				return flagsOf(cps[p])
+			}
+			return cpFlags{}
+		}
+		prev := ini
+		emit := func(e int) int {
+			l := e - prev
+			if l > 0 {
+				out = append(out, l)
+			}
+			prev = e
+			return l
+		}
+		for pos := ini; pos < end; {
+			c := cps[pos]
+			f := fl(pos)
+			if c == '\'' && pos+1 < end {
+				c1 := cps[pos+1]
+				if c1 == 's' || c1 == 't' || c1 == 'm' || c1 == 'd' {
+					pos += emit(pos + 2)
+					continue
+				}
+				if pos+2 < end {
+					c2 := cps[pos+2]
+					if c1 == 'r' && c2 == 'e' || c1 == 'v' && c2 == 'e' || c1 == 'l' && c2 == 'l' {
+						pos += emit(pos + 3)
+						continue
+					}
+				}
+			}
+			f2 := f
+			if c == ' ' {
+				f2 = fl(pos + 1)
+			}
+			sp := 0
+			if c == ' ' {
+				sp = 1
+			}
+			if f2.letter() {
+				pos += sp
+				for f2.letter() {
+					pos++
+					f2 = fl(pos)
+				}
+				emit(pos)
+				continue
+			}
+			if f2.number() {
+				pos += sp
+				for f2.number() {
+					pos++
+					f2 = fl(pos)
+				}
+				emit(pos)
+				continue
+			}
+			if !(f2.ws || f2.letter() || f2.number()) && f2.any() {
+				pos += sp
+				for !(f2.ws || f2.letter() || f2.number()) && f2.any() {
+					pos++
+					f2 = fl(pos)
+				}
+				emit(pos)
+				continue
+			}
+			nws := 0
+			for fl(pos + nws).ws {
+				nws++
+			}
+			if _, in := get(pos + nws); nws > 1 && in {
+				pos += nws - 1
+				emit(pos)
+				continue
+			}
+			if nws > 0 {
+				pos += nws
+				emit(pos)
+				continue
+			}
+			pos++
+			emit(pos)
+		}
+	}
+	return out
+}
+
+// splitLlama3 is llama.cpp's custom implementation of
+// (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+func splitLlama3(cps []rune, pieces []int) []int {
+	out := make([]int, 0, len(pieces)*2)
+	start := 0
+	for _, n := range pieces {
+		ini, end := start, start+n
+		start = end
+		get := func(p int) (rune, bool) {
+			if p >= ini && p < end {
+				return cps[p], true
+			}
+			return 0, false
+		}
+		fl := func(p int) cpFlags {
+			if p >= ini && p < end {
+				return flagsOf(cps[p])
+			}
+			return cpFlags{}
+		}
+		prev := ini
+		emit := func(e int) int {
+			l := e - prev
+			if l > 0 {
+				out = append(out, l)
+			}
+			prev = e
+			return l
+		}
+		for pos := ini; pos < end; {
+			c := cps[pos]
+			f := fl(pos)
+			if c == '\'' && pos+1 < end {
+				c1 := unicode.ToLower(cps[pos+1])
+				if c1 == 's' || c1 == 't' || c1 == 'm' || c1 == 'd' {
+					pos += emit(pos + 2)
+					continue
+				}
+				if pos+2 < end {
+					c2 := unicode.ToLower(cps[pos+2])
+					if c1 == 'r' && c2 == 'e' || c1 == 'v' && c2 == 'e' || c1 == 'l' && c2 == 'l' {
+						pos += emit(pos + 3)
+						continue
+					}
+				}
+			}
+			if !(c == '\r' || c == '\n' || f.number()) {
+				if f.letter() || fl(pos+1).letter() {
+					pos++
+					for fl(pos).letter() {
+						pos++
+					}
+					emit(pos)
+					continue
+				}
+			}
+			if f.number() {
+				i0 := pos
+				for fl(pos).number() {
+					pos++
+					if pos-i0 >= 3 {
+						emit(pos)
+						i0 = pos
+					}
+				}
+				emit(pos)
+				continue
+			}
+			f2 := f
+			sp := 0
+			if c == ' ' {
+				f2 = fl(pos + 1)
+				sp = 1
+			}
+			// llama.cpp tests the current position's flags (not f2) for
+			// "inside the piece" here; reproduced as is.
+			if !(f2.ws || f2.letter() || f2.number()) && f.any() {
+				pos += sp
+				for !(f2.ws || f2.letter() || f2.number()) && f2.any() {
+					pos++
+					f2 = fl(pos)
+				}
+				for {
+					c2, in := get(pos)
+					if !in || (c2 != '\r' && c2 != '\n') {
+						break
+					}
+					pos++
+				}
+				emit(pos)
+				continue
+			}
+			nws, lastNL := 0, 0
+			for fl(pos + nws).ws {
+				if c2 := cps[pos+nws]; c2 == '\r' || c2 == '\n' {
+					lastNL = pos + nws + 1
+				}
+				nws++
+			}
+			if lastNL > 0 {
+				pos = lastNL
+				emit(pos)
+				continue
+			}
+			if _, in := get(pos + nws); nws > 1 && in {
+				pos += nws - 1
+				emit(pos)
+				continue
+			}
+			if nws > 0 {
+				pos += nws
+				emit(pos)
+				continue
+			}
+			pos++
+			emit(pos)
+		}
+	}
+	return out
+}
+
+// ---- std::regex emulation ----
+//
+// llama.cpp runs the other regexes through std::regex (ECMAScript) over a
+// "collapsed" text where each non-ASCII codepoint is replaced by a byte
+// standing for its category (or by \v if it is whitespace), or through
+// std::wregex over codepoints when the regex names no category. A matcher
+// here returns the length of the ECMAScript match at pos within [ini,end)
+// (0 = no match at pos); regexSplit drives it like std::regex_iterator,
+// keeping unmatched gaps as pieces.
+
+type matcher func(cps []rune, ini, end, pos int) int
+
+func regexSplit(m matcher) splitter {
+	return func(cps []rune, pieces []int) []int {
+		out := make([]int, 0, len(pieces)*2)
+		start := 0
+		for _, n := range pieces {
+			ini, end := start, start+n
+			start = end
+			last := ini
+			for pos := ini; pos < end; {
+				l := m(cps, ini, end, pos)
+				if l <= 0 {
+					pos++
+					continue
+				}
+				if pos > last {
+					out = append(out, pos-last)
+				}
+				out = append(out, l)
+				pos += l
+				last = pos
+			}
+			if last < end {
+				out = append(out, end-last)
+			}
+		}
+		return out
+	}
+}
+
+// Character classes as seen through llama.cpp's collapsing.
+
+// isSpaceRE is ECMAScript \s over collapsed/wide text: ASCII whitespace, plus
+// every non-ASCII White_Space codepoint (llama.cpp maps those to \v).
+func isSpaceRE(r rune) bool {
+	if r < 128 {
+		return r == ' ' || r >= '\t' && r <= '\r'
+	}
+	return flagsOf(r).ws
+}
+
+func collapsedCat(r rune) category {
+	if r >= 128 && flagsOf(r).ws {
+		return catSeparator // collapsed to \v: matches no \p class
+	}
+	return flagsOf(r).cat
+}
+
+func isCollapsedLetter(r rune) bool { return collapsedCat(r) == catLetter }
+func isCollapsedNumber(r rune) bool { return collapsedCat(r) == catNumber }
+func isCollapsedPunct(r rune) bool  { return collapsedCat(r) == catPunct }
+
+// punctRun is [\p{P}\$\+<=>\^~\|]+ (withBacktick adds ` as falcon's regex
+// does): runs of punctuation plus the ASCII symbols listed.
+func punctRun(withBacktick bool) matcher {
+	in := func(r rune) bool {
+		if r < 128 {
+			switch r {
+			case '$', '+', '<', '=', '>', '^', '~', '|':
+				return true
+			case '`':
+				return withBacktick
+			}
+		}
+		return isCollapsedPunct(r)
+	}
+	return runOf(in)
+}
+
+func runOf(in func(rune) bool) matcher {
+	return func(cps []rune, ini, end, pos int) int {
+		p := pos
+		for p < end && in(cps[p]) {
+			p++
+		}
+		return p - pos
+	}
+}
+
+// numberRun is \p{N}+.
+var numberRun = runOf(isCollapsedNumber)
+
+// singleNumber is \p{N}.
+func singleNumber(cps []rune, ini, end, pos int) int {
+	if isCollapsedNumber(cps[pos]) {
+		return 1
+	}
+	return 0
+}
+
+// asciiDigits3 is [0-9][0-9][0-9].
+func asciiDigits3(cps []rune, ini, end, pos int) int {
+	if pos+3 > end {
+		return 0
+	}
+	for _, r := range cps[pos : pos+3] {
+		if r < '0' || r > '9' {
+			return 0
+		}
+	}
+	return 3
+}
+
+// crOrLF is [\r\n].
+func crOrLF(cps []rune, ini, end, pos int) int {
+	if c := cps[pos]; c == '\r' || c == '\n' {
+		return 1
+	}
+	return 0
+}
+
+// optSpaceThen is \s?X+ for a class X that excludes whitespace.
+func optSpaceThen(in func(rune) bool) matcher {
+	return func(cps []rune, ini, end, pos int) int {
+		p := pos
+		if isSpaceRE(cps[p]) {
+			if p+1 < end && in(cps[p+1]) {
+				p++
+			} else {
+				return 0
+			}
+		}
+		q := p
+		for q < end && in(cps[q]) {
+			q++
+		}
+		if q == p {
+			return 0
+		}
+		return q - pos
+	}
+}
+
+// splitTrailingSpace is \s+$ driven like a regex: the only match in a piece
+// is its trailing whitespace run (computed directly to stay linear).
+func splitTrailingSpace(cps []rune, pieces []int) []int {
+	out := make([]int, 0, len(pieces)+4)
+	start := 0
+	for _, n := range pieces {
+		ini, end := start, start+n
+		start = end
+		p := end
+		for p > ini && isSpaceRE(cps[p-1]) {
+			p--
+		}
+		if p > ini {
+			out = append(out, p-ini)
+		}
+		if p < end {
+			out = append(out, end-p)
+		}
+	}
+	return out
+}
+
+// matchQwen2 is
+// (?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+// with ECMAScript's ordered alternation and backtracking.
+func matchQwen2(cps []rune, ini, end, pos int) int {
+	at := func(p int) rune { return cps[p] }
+	lower := func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 32
+		}
+		return r
+	}
+	// contractions (ASCII case-insensitive via the explicit classes)
+	if at(pos) == '\'' && pos+1 < end {
+		c1 := lower(at(pos + 1))
+		switch c1 {
+		case 's', 't', 'm', 'd':
+			return 2
+		}
+		if pos+2 < end {
+			c2 := lower(at(pos + 2))
+			if c1 == 'r' && c2 == 'e' || c1 == 'v' && c2 == 'e' || c1 == 'l' && c2 == 'l' {
+				return 3
+			}
+		}
+	}
+	isL := isCollapsedLetter
+	isN := isCollapsedNumber
+	// [^\r\n\p{L}\p{N}]?\p{L}+ : try with the optional char first.
+	letters := func(p int) int {
+		q := p
+		for q < end && isL(at(q)) {
+			q++
+		}
+		return q - p
+	}
+	if c := at(pos); c != '\r' && c != '\n' && !isL(c) && !isN(c) && pos+1 < end {
+		if l := letters(pos + 1); l > 0 {
+			return 1 + l
+		}
+	}
+	if l := letters(pos); l > 0 {
+		return l
+	}
+	// \p{N}
+	if isN(at(pos)) {
+		return 1
+	}
+	// ` ?[^\s\p{L}\p{N}]+[\r\n]*`
+	other := func(r rune) bool { return !isSpaceRE(r) && !isL(r) && !isN(r) }
+	for _, sp := range []int{1, 0} {
+		p := pos
+		if sp == 1 {
+			if at(p) != ' ' {
+				continue
+			}
+			p++
+		}
+		q := p
+		for q < end && other(at(q)) {
+			q++
+		}
+		if q == p {
+			continue
+		}
+		for q < end && (at(q) == '\r' || at(q) == '\n') {
+			q++
+		}
+		return q - pos
+	}
+	// whitespace alternatives
+	run := 0
+	for pos+run < end && isSpaceRE(at(pos+run)) {
+		run++
+	}
+	if run == 0 {
+		return 0
+	}
+	// \s*[\r\n]+ : greedy \s* backs off to the last CR/LF in the run, then
+	// [\r\n]+ takes it (the character after it is not CR/LF by construction).
+	for k := run - 1; k >= 0; k-- {
+		if c := at(pos + k); c == '\r' || c == '\n' {
+			return k + 1
+		}
+	}
+	// \s+(?!\S)
+	if pos+run == end {
+		return run
+	}
+	if run > 1 {
+		return run - 1
+	}
+	// \s+
+	return run
+}
+
+// matchBloom is ` ?[^(\s|.,!?…。，、।۔،)]+` (std::wregex over codepoints).
+func matchBloom(cps []rune, ini, end, pos int) int {
+	in := func(r rune) bool {
+		if isSpaceRE(r) {
+			return false
+		}
+		switch r {
+		case '(', '|', '.', ',', '!', '?', '…', '。', '，', '、', '।', '۔', '،', ')':
+			return false
+		}
+		return true
+	}
+	p := pos
+	if cps[p] == ' ' && p+1 < end && in(cps[p+1]) {
+		p++
+	}
+	q := p
+	for q < end && in(cps[q]) {
+		q++
+	}
+	if q == p {
+		return 0
+	}
+	return q - pos
+}
+
+// runeRange is an inclusive codepoint range of a regex character class.
+type runeRange struct{ lo, hi rune }
+
+// parseClass turns the body of a regex character class ("a-zA-Z…") into
+// ranges. Only the literal-and-range syntax the llama.cpp classes use.
+func parseClass(s string) []runeRange {
+	rs := []rune(s)
+	var out []runeRange
+	for i := 0; i < len(rs); i++ {
+		lo := rs[i]
+		if i+2 < len(rs) && rs[i+1] == '-' {
+			out = append(out, runeRange{lo, rs[i+2]})
+			i += 2
+			continue
+		}
+		out = append(out, runeRange{lo, lo})
+	}
+	return out
+}
+
+// inRanges matches a codepoint in the class; non-ASCII whitespace never
+// matches because llama.cpp replaces it with \v before matching.
+func inRanges(rr []runeRange) func(rune) bool {
+	return func(r rune) bool {
+		if r >= 128 && flagsOf(r).ws {
+			return false
+		}
+		for _, x := range rr {
+			if r >= x.lo && r <= x.hi {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// Character classes of llama.cpp's deepseek pre-tokenizers (data from
+// llama-vocab.cpp's regex strings).
+var (
+	deepseekLetters = parseClass("A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-ώᾀ-ᾴᾶ-ᾼιῂ-ῄῆ-ῌῐ-ΐῖ-Ίῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤΩℨK-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃")
+	deepseekPunct   = parseClass("!-/:-~！-／：-～‘-‟　-。")
+	cjkRanges       = parseClass("一-龥ࠀ-一가-퟿")
+)

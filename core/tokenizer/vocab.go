@@ -1,0 +1,358 @@
+// Package tokenizer implements llama.cpp's SentencePiece-style ("llama") and
+// byte-level BPE ("gpt2") tokenizers from GGUF metadata, reproducing
+// llama.cpp's token ids exactly (including its quirks), so that prompts fed
+// to the model match what llama.cpp would feed it.
+package tokenizer
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// TokenType is the value stored per token in tokenizer.ggml.token_type.
+type TokenType int32
+
+// Token types as written by llama.cpp's converters.
+const (
+	TypeUndefined   TokenType = 0
+	TypeNormal      TokenType = 1
+	TypeUnknown     TokenType = 2
+	TypeControl     TokenType = 3
+	TypeUserDefined TokenType = 4
+	TypeUnused      TokenType = 5
+	TypeByte        TokenType = 6
+)
+
+// attr is llama.cpp's per-token attribute bit set. It is derived from the
+// token type plus per-model overrides (lstrip/rstrip) and the "control-looking
+// token" fix-ups, and drives special-token splitting and rendering.
+type attr uint16
+
+const (
+	attrUnknown attr = 1 << iota
+	attrUnused
+	attrNormal
+	attrControl
+	attrUserDefined
+	attrByte
+	attrNormalized
+	attrLStrip
+	attrRStrip
+	attrSingleWord
+)
+
+// Model is the tokenizer family named by tokenizer.ggml.model.
+type Model string
+
+// Supported tokenizer models.
+const (
+	ModelSPM Model = "llama" // SentencePiece BPE with scores and byte fallback
+	ModelBPE Model = "gpt2"  // byte-level BPE with merges and a pre-tokenizer
+)
+
+// NoToken marks an absent special token (llama.cpp's LLAMA_TOKEN_NULL).
+const NoToken int32 = -1
+
+// Vocab is the tokenizer part of GGUF metadata in plain form, so tokenizers
+// can be built and tested without a GGUF file.
+type Vocab struct {
+	Model  Model
+	Pre    string      // tokenizer.ggml.pre ("" = default)
+	Name   string      // general.name (llama.cpp keys some attribute fix-ups on it)
+	Tokens []string    // tokenizer.ggml.tokens
+	Scores []float32   // tokenizer.ggml.scores (SPM); nil = all zero
+	Types  []TokenType // tokenizer.ggml.token_type; nil = all normal
+	Merges []string    // tokenizer.ggml.merges (BPE), "left right", rank = index
+
+	// Special token ids; nil means "not in the metadata" (model default applies).
+	BOS, EOS, EOT, EOM, UNK, PAD *int32
+	// Flags; nil means "not in the metadata" (model/pre-tokenizer default applies).
+	AddBOS, AddEOS, AddSpacePrefix *bool
+}
+
+// Tokenizer converts text to token ids and back. It is immutable after
+// construction and safe for concurrent use.
+type Tokenizer struct {
+	model Model
+	pre   preType
+
+	text  []string
+	score []float32
+	attrs []attr
+	ids   map[string]int32
+
+	ranks map[[2]string]int32 // BPE merges
+	bl    *byteLevel
+	split *preTokenizer
+
+	bos, eos, eot, eom, unk int32
+	eog                     map[int32]bool
+
+	addBOS, addEOS, addSpacePrefix, ignoreMerges bool
+
+	special []int32 // CONTROL/USER_DEFINED/UNKNOWN tokens, longest text first
+}
+
+// ErrUnsupported is wrapped by New/FromGGUF errors for tokenizer models or
+// pre-tokenizers this package does not implement.
+var ErrUnsupported = errors.New("tokenizer: unsupported")
+
+// maxVocab bounds the token count; the largest real vocabularies are ~260k.
+const maxVocab = 1 << 22
+
+// New builds a tokenizer from plain vocabulary data.
+func New(v *Vocab) (*Tokenizer, error) {
+	n := len(v.Tokens)
+	if n == 0 {
+		return nil, errors.New("tokenizer: vocabulary has no tokens")
+	}
+	if n > maxVocab {
+		return nil, fmt.Errorf("tokenizer: %d tokens exceeds the limit of %d", n, maxVocab)
+	}
+	if v.Scores != nil && len(v.Scores) != n {
+		return nil, fmt.Errorf("tokenizer: %d scores for %d tokens", len(v.Scores), n)
+	}
+	if v.Types != nil && len(v.Types) != n {
+		return nil, fmt.Errorf("tokenizer: %d token types for %d tokens", len(v.Types), n)
+	}
+	t := &Tokenizer{
+		model: v.Model,
+		text:  make([]string, n),
+		score: make([]float32, n),
+		attrs: make([]attr, n),
+		ids:   make(map[string]int32, n),
+		eot:   NoToken,
+		eom:   NoToken,
+	}
+	switch v.Model {
+	case ModelSPM:
+		t.bos, t.eos, t.unk = 1, 2, 0
+		t.addSpacePrefix, t.addBOS = true, true
+	case ModelBPE:
+		// llama.cpp's defaults for BPE vocabularies without explicit ids.
+		t.bos, t.eos, t.unk = 11, 11, NoToken
+		p, err := lookupPre(v.Pre)
+		if err != nil {
+			return nil, err
+		}
+		t.pre = p
+		if p == preLlama3 {
+			t.ignoreMerges, t.addBOS = true, true
+		}
+		t.split, err = newPreTokenizer(p)
+		if err != nil {
+			return nil, err
+		}
+		t.bl = newByteLevel()
+		if err := t.loadMerges(v.Merges); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("tokenizer: model %q: %w (want %q or %q)", v.Model, ErrUnsupported, ModelSPM, ModelBPE)
+	}
+
+	for i, s := range v.Tokens {
+		if s == "" {
+			s = fmt.Sprintf("[EMPTY_%d]", i) // as llama.cpp does, so the id stays addressable
+		}
+		t.text[i] = s
+		t.ids[s] = int32(i) // duplicates: the last one wins, as in llama.cpp's map
+		if v.Scores != nil {
+			t.score[i] = v.Scores[i]
+		}
+		t.attrs[i] = attrNormal
+		if v.Types != nil {
+			t.attrs[i] = typeAttr(v.Types[i])
+		}
+	}
+
+	setID := func(dst *int32, src *int32) {
+		if src != nil && *src >= 0 && int(*src) < n {
+			*dst = *src
+		}
+	}
+	setID(&t.bos, v.BOS)
+	setID(&t.eos, v.EOS)
+	setID(&t.eot, v.EOT)
+	setID(&t.eom, v.EOM)
+	setID(&t.unk, v.UNK)
+	if v.AddBOS != nil {
+		t.addBOS = *v.AddBOS
+	}
+	if v.AddEOS != nil {
+		t.addEOS = *v.AddEOS
+	}
+	if v.AddSpacePrefix != nil {
+		t.addSpacePrefix = *v.AddSpacePrefix
+	}
+	t.detectEOG()
+	t.buildSpecialCache()
+	t.applyModelFixups(v.Name, v.Pre)
+	return t, nil
+}
+
+func typeAttr(tt TokenType) attr {
+	switch tt {
+	case TypeUnknown:
+		return attrUnknown
+	case TypeUnused:
+		return attrUnused
+	case TypeNormal:
+		return attrNormal
+	case TypeControl:
+		return attrControl
+	case TypeUserDefined:
+		return attrUserDefined
+	case TypeByte:
+		return attrByte
+	}
+	return 0
+}
+
+func (t *Tokenizer) loadMerges(merges []string) error {
+	if len(merges) == 0 {
+		return errors.New("tokenizer: BPE vocabulary has no tokenizer.ggml.merges")
+	}
+	t.ranks = make(map[[2]string]int32, len(merges))
+	for i, m := range merges {
+		// llama.cpp splits at the first space after the first byte, so a merge
+		// whose left side starts with a space still parses.
+		if len(m) < 2 {
+			continue
+		}
+		p := strings.IndexByte(m[1:], ' ')
+		if p < 0 {
+			continue
+		}
+		p++
+		k := [2]string{m[:p], m[p+1:]}
+		if _, dup := t.ranks[k]; !dup {
+			t.ranks[k] = int32(i)
+		}
+	}
+	return nil
+}
+
+// eotTexts/eogTexts are the token texts llama.cpp treats as end-of-turn /
+// end-of-generation when the metadata does not say (and whose type it forces
+// to CONTROL, which changes how such text in a prompt is tokenized).
+var (
+	eotTexts = []string{"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<EOT>", "<｜end▁of▁sentence｜>"}
+	eogTexts = []string{"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>", "<EOT>"}
+)
+
+func (t *Tokenizer) detectEOG() {
+	forceControl := func(id int32) {
+		if t.attrs[id]&attrControl == 0 {
+			t.attrs[id] = attrControl
+		}
+	}
+	if t.eot == NoToken {
+		for _, s := range eotTexts {
+			if id, ok := t.ids[s]; ok {
+				t.eot = id
+				forceControl(id)
+				break
+			}
+		}
+	}
+	if t.eom == NoToken {
+		if id, ok := t.ids["<|eom_id|>"]; ok {
+			t.eom = id
+			forceControl(id)
+		}
+	}
+	t.eog = make(map[int32]bool)
+	for _, s := range eogTexts {
+		if id, ok := t.ids[s]; ok {
+			t.eog[id] = true
+			forceControl(id)
+		}
+	}
+	for _, id := range []int32{t.eos, t.eot, t.eom} {
+		if id != NoToken {
+			t.eog[id] = true
+		}
+	}
+}
+
+func (t *Tokenizer) buildSpecialCache() {
+	for id, a := range t.attrs {
+		if a&(attrControl|attrUserDefined|attrUnknown) != 0 {
+			t.special = append(t.special, int32(id))
+		}
+	}
+	// Longest first so that a special token containing another wins; ties in
+	// id order (llama.cpp's std::sort leaves ties unspecified).
+	sort.SliceStable(t.special, func(i, j int) bool {
+		return len(t.text[t.special[i]]) > len(t.text[t.special[j]])
+	})
+}
+
+// applyModelFixups reproduces llama.cpp's name-keyed attribute overrides.
+func (t *Tokenizer) applyModelFixups(name, pre string) {
+	name = strings.ToLower(name)
+	set := func(s string, a attr, on bool) {
+		id, ok := t.ids[s]
+		if !ok {
+			return
+		}
+		if on {
+			t.attrs[id] |= a
+		} else {
+			t.attrs[id] &^= a
+		}
+	}
+	switch {
+	case strings.Contains(pre, "jina-v2-de") || strings.Contains(pre, "jina-v2-es") || strings.Contains(pre, "jina-v2-code"):
+		set("<mask>", attrLStrip, true)
+	case strings.Contains(name, "phi-3") || strings.Contains(name, "phi3"):
+		for _, id := range t.special {
+			t.attrs[id] |= attrRStrip
+		}
+		set("</s>", attrRStrip, true)
+		for _, s := range []string{"<unk>", "<s>", "<|endoftext|>"} {
+			set(s, attrRStrip, false)
+		}
+	}
+}
+
+// NVocab is the number of tokens.
+func (t *Tokenizer) NVocab() int { return len(t.text) }
+
+// BOS is the beginning-of-sequence id, or NoToken.
+func (t *Tokenizer) BOS() int32 { return t.bos }
+
+// EOS is the end-of-sequence id, or NoToken.
+func (t *Tokenizer) EOS() int32 { return t.eos }
+
+// EOT is the end-of-turn id, or NoToken.
+func (t *Tokenizer) EOT() int32 { return t.eot }
+
+// AddBOS reports whether Encode(..., addSpecial=true, ...) prepends BOS.
+func (t *Tokenizer) AddBOS() bool { return t.addBOS && t.bos != NoToken }
+
+// AddEOS reports whether Encode(..., addSpecial=true, ...) appends EOS.
+func (t *Tokenizer) AddEOS() bool { return t.addEOS && t.eos != NoToken }
+
+// IsEOG reports whether generation should stop at id (EOS, EOT, EOM and the
+// end-of-turn tokens llama.cpp recognises by text).
+func (t *Tokenizer) IsEOG(id int32) bool { return t.eog[id] }
+
+// IsControl reports whether id is a control token (rendered as nothing).
+func (t *Tokenizer) IsControl(id int32) bool {
+	return id >= 0 && int(id) < len(t.attrs) && t.attrs[id]&attrControl != 0
+}
+
+// TokenText is the raw vocabulary string of id ("" if out of range).
+func (t *Tokenizer) TokenText(id int32) string {
+	if id < 0 || int(id) >= len(t.text) {
+		return ""
+	}
+	return t.text[id]
+}
+
+// Model is the tokenizer family.
+func (t *Tokenizer) Model() Model { return t.model }
