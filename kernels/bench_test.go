@@ -9,10 +9,12 @@ package kernels
 //	go test ./kernels -run '^$' -bench 'MatVec|ReadBandwidth' -benchtime 200ms
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"sync"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/memvanta/memvanta/core/ggml"
 )
@@ -41,30 +43,27 @@ func BenchmarkDot(b *testing.B) {
 	}
 }
 
-// matrices caches benchmark weight matrices: building 50 MB of random blocks
-// per sub-benchmark would dominate the run.
-var (
-	matMu    sync.Mutex
-	matCache = map[string][]byte{}
-)
+// coldBytes is how much distinct weight memory a matvec benchmark cycles
+// through: several times any L3 (32 MiB on Zen 5), so weights stream from
+// DRAM as they do in a real decode step, where each weight is read once per
+// token. A 4096×4096 Q4_0 matrix alone (9 MiB) would stay cache-resident.
+const coldBytes = 256 << 20
 
-func benchMatrix(typ ggml.Type, rows, cols int) []byte {
-	matMu.Lock()
-	defer matMu.Unlock()
-	key := fmt.Sprintf("%s/%d/%d", typ, rows, cols)
-	if m, ok := matCache[key]; ok {
-		return m
-	}
+// benchMatrices returns copies of one random rows×cols matrix totalling at
+// least coldBytes. Copies have distinct addresses, which is all that matters
+// for cache behaviour; values only need to be valid blocks.
+func benchMatrices(typ ggml.Type, rows, cols int) [][]byte {
 	r := rand.New(rand.NewPCG(uint64(typ), uint64(rows)))
 	ws, _ := RowSize(typ, cols)
-	// One random row repeated would sit in cache; the matrix must be
-	// distinct bytes, but the exact values are irrelevant to speed.
 	m := randWeights(r, typ, rows*cols)
 	if len(m) != rows*ws {
 		panic("bench matrix size")
 	}
-	matCache[key] = m
-	return m
+	out := [][]byte{m}
+	for total := len(m); total < coldBytes; total += len(m) {
+		out = append(out, append([]byte(nil), m...))
+	}
+	return out
 }
 
 // BenchmarkMatVec is the decode-time workload: one activation row against a
@@ -80,7 +79,7 @@ func BenchmarkMatVec(b *testing.B) {
 	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
 		for _, sh := range shapes {
 			rows, cols := sh[0], sh[1]
-			w := benchMatrix(typ, rows, cols)
+			ms := benchMatrices(typ, rows, cols)
 			a := encodeAct(typ, randActivations(r, cols))
 			y := make([]float32, rows)
 			for _, k := range Available() {
@@ -88,9 +87,11 @@ func BenchmarkMatVec(b *testing.B) {
 					b.Run(fmt.Sprintf("%s/%s/%dx%d/t%d", typ, k.Name, rows, cols, threads), func(b *testing.B) {
 						p := NewPool(threads)
 						defer p.Close()
-						b.SetBytes(int64(len(w)))
+						b.SetBytes(int64(len(ms[0])))
+						i := 0
 						for b.Loop() {
-							k.MatVec(p, typ, rows, cols, w, a, y)
+							k.MatVec(p, typ, rows, cols, ms[i%len(ms)], a, y)
+							i++
 						}
 					})
 				}
@@ -105,7 +106,7 @@ func BenchmarkMatMul(b *testing.B) {
 	const rows, cols, nb = 4096, 4096, 8
 	r := rand.New(rand.NewPCG(85, 86))
 	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
-		w := benchMatrix(typ, rows, cols)
+		ms := benchMatrices(typ, rows, cols)
 		var a []byte
 		for i := 0; i < nb; i++ {
 			a = append(a, encodeAct(typ, randActivations(r, cols))...)
@@ -115,33 +116,38 @@ func BenchmarkMatMul(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%s/b%d/t2", typ, k.Name, nb), func(b *testing.B) {
 				p := NewPool(2)
 				defer p.Close()
-				b.SetBytes(int64(len(w)))
+				b.SetBytes(int64(len(ms[0])))
+				i := 0
 				for b.Loop() {
-					k.MatMul(p, typ, rows, cols, w, a, nb, y)
+					k.MatMul(p, typ, rows, cols, ms[i%len(ms)], a, nb, y)
+					i++
 				}
 			})
 		}
 	}
 }
 
-// BenchmarkReadBandwidth is the ceiling: summing a 256 MiB buffer (far
-// beyond L3) through the same pool and chunking as MatVec. It is a plain Go
-// loop over uint64 words with independent accumulators; on a wide core that
-// may be below what SIMD loads reach, so treat it as a lower bound on the
-// machine's read bandwidth.
+// BenchmarkReadBandwidth is the ceiling: reading a coldBytes buffer (far
+// beyond L3) through the same pool and chunking as MatVec. "sum" is a plain
+// Go loop over uint64 words (scalar loads; what the portable path could
+// reach); "cmp" runs bytes.Equal over the two identical halves, which the Go
+// runtime implements with AVX2/NEON loads and no stores: the closest a pure Go
+// program gets to the machine's read bandwidth. Take the larger as ceiling.
 func BenchmarkReadBandwidth(b *testing.B) {
-	const size = 256 << 20
-	buf := make([]uint64, size/8)
-	for i := range buf {
+	buf := make([]uint64, coldBytes/8)
+	for i := range buf[:len(buf)/2] {
 		buf[i] = uint64(i) * 0x9e3779b97f4a7c15
 	}
+	copy(buf[len(buf)/2:], buf)
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), coldBytes)
+	lo, hi := raw[:coldBytes/2], raw[coldBytes/2:]
 	for _, threads := range []int{1, 2} {
-		b.Run(fmt.Sprintf("t%d", threads), func(b *testing.B) {
+		b.Run(fmt.Sprintf("sum/t%d", threads), func(b *testing.B) {
 			p := NewPool(threads)
 			defer p.Close()
 			const grain = chunkBytes / 8
 			parts := make([]uint64, (len(buf)+grain-1)/grain)
-			b.SetBytes(size)
+			b.SetBytes(coldBytes)
 			for b.Loop() {
 				p.Run(len(buf), grain, func(lo, hi int) {
 					parts[lo/grain] = sumWords(buf[lo:hi])
@@ -152,6 +158,22 @@ func BenchmarkReadBandwidth(b *testing.B) {
 				s += v
 			}
 			sink = float32(s)
+		})
+		b.Run(fmt.Sprintf("cmp/t%d", threads), func(b *testing.B) {
+			p := NewPool(threads)
+			defer p.Close()
+			var bad atomic.Bool
+			b.SetBytes(coldBytes)
+			for b.Loop() {
+				p.Run(len(lo), chunkBytes, func(i, j int) {
+					if !bytes.Equal(lo[i:j], hi[i:j]) {
+						bad.Store(true)
+					}
+				})
+			}
+			if bad.Load() {
+				b.Fatal("halves differ")
+			}
 		})
 	}
 }
