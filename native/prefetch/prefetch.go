@@ -46,7 +46,9 @@ type Prefetcher struct {
 	cursor  int           // the group the graph needs next
 	depth   int           // look-ahead beyond the cursor
 	loading int           // group being loaded, -1 if none
+	demand  int           // group a Get is waiting for, -1 if none
 	failed  map[int]error // load or reservation failures, until the group is asked for again
+	skip    []bool        // groups the loader passes over (the graph does not acquire them)
 	changed chan struct{} // closed and replaced on every state change
 	stopped bool
 
@@ -62,12 +64,8 @@ func New(c *cache.Cache, src Source, depth int) (*Prefetcher, error) {
 	if n <= 0 {
 		return nil, errors.New("prefetch: plan has no groups")
 	}
-	for g := range n {
-		if sz := src.Size(g); cache.BufferSize(sz) > c.Budget() {
-			return nil, fmt.Errorf("prefetch: group %d (%d bytes) larger than the cache budget %d", g, sz, c.Budget())
-		}
-	}
-	return &Prefetcher{c: c, src: src, n: n, depth: max(depth, 0), loading: -1, failed: map[int]error{}, changed: make(chan struct{})}, nil
+	return &Prefetcher{c: c, src: src, n: n, depth: max(depth, 0), loading: -1, demand: -1, failed: map[int]error{},
+		skip: make([]bool, n), changed: make(chan struct{})}, nil
 }
 
 // Start launches the loader goroutine; it runs until ctx is cancelled or
@@ -95,6 +93,22 @@ func (p *Prefetcher) SetDepth(d int) {
 	p.mu.Lock()
 	p.depth = max(d, 0)
 	p.broadcast()
+	p.mu.Unlock()
+}
+
+// Skip tells the loader whether to pass over group g: a plan may list a
+// group that the graph only reads by rows (the embedding table), and
+// loading it would waste bandwidth and budget. Skipped groups do not count
+// towards the look-ahead depth; Get still loads them on demand.
+func (p *Prefetcher) Skip(g int, skip bool) {
+	if g < 0 || g >= p.n {
+		return
+	}
+	p.mu.Lock()
+	if p.skip[g] != skip {
+		p.skip[g] = skip
+		p.broadcast()
+	}
 	p.mu.Unlock()
 }
 
@@ -148,6 +162,14 @@ func (p *Prefetcher) Get(ctx context.Context, g int) (*cache.Entry, Result, erro
 	p.mu.Lock()
 	res := Result{Late: p.loading == g}
 	p.cursor = g
+	p.demand = g
+	defer func() {
+		p.mu.Lock()
+		if p.demand == g {
+			p.demand = -1
+		}
+		p.mu.Unlock()
+	}()
 	delete(p.failed, g)
 	p.broadcast()
 	for {
@@ -179,8 +201,13 @@ func (p *Prefetcher) Get(ctx context.Context, g int) (*cache.Entry, Result, erro
 // next picks the first group of the window that is neither loaded nor
 // failed. Called with p.mu held.
 func (p *Prefetcher) next() (int, bool) {
-	for i := 0; i <= p.depth && i < p.n; i++ {
+	ahead := 0
+	for i := 0; ahead <= p.depth && i < p.n; i++ {
 		g := (p.cursor + i) % p.n
+		if p.skip[g] && g != p.demand {
+			continue
+		}
+		ahead++
 		if _, bad := p.failed[g]; bad {
 			return 0, false // do not look past a failure; wait for the graph to ask
 		}

@@ -192,8 +192,15 @@ func TestPinnedBudgetFails(t *testing.T) {
 func TestGroupLargerThanBudget(t *testing.T) {
 	c, _ := cache.New(int64(os.Getpagesize()))
 	defer c.Close()
-	if _, err := New(c, &fakeSource{sizes: []int64{10, int64(os.Getpagesize()) + 1}}, 1); err == nil {
-		t.Fatal("oversized group: no error")
+	src := &fakeSource{sizes: []int64{10, int64(os.Getpagesize()) + 1}}
+	p, err := New(c, src, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Start(context.Background())
+	defer p.Stop()
+	if _, _, err := p.Get(context.Background(), 1); !errors.Is(err, cache.ErrNoRoom) {
+		t.Fatalf("oversized group: %v, want ErrNoRoom", err)
 	}
 	if _, err := New(c, &fakeSource{}, 1); err == nil {
 		t.Fatal("empty plan: no error")
@@ -250,4 +257,25 @@ func TestGetHonoursContext(t *testing.T) {
 	if _, _, err := p.Get(ctx, 0); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Get with cancelled ctx: %v", err)
 	}
+}
+
+// TestSkip: a skipped group is never loaded ahead and does not use up
+// look-ahead depth; Get still loads it on demand.
+func TestSkip(t *testing.T) {
+	src := &fakeSource{done: make(chan int, 16)}
+	p, c := setup(t, 5, 5, 2, src)
+	p.Skip(1, true)
+	p.Start(context.Background())
+	defer p.Stop()
+	p.Advance(0)
+	got := []int{<-src.done, <-src.done, <-src.done}
+	if got[0] != 0 || got[1] != 2 || got[2] != 3 {
+		t.Fatalf("loads %v, want [0 2 3] (group 1 skipped)", got)
+	}
+	e, res, err := p.Get(context.Background(), 1)
+	if err != nil || res.Hit {
+		t.Fatalf("Get(skipped) = %+v, %v; want a demand load", res, err)
+	}
+	check(t, e, 1)
+	c.Unpin(e)
 }

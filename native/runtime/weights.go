@@ -48,6 +48,7 @@ type weights struct {
 	closed    bool
 	groups    []group
 	held      []int          // graph pins per group
+	used      []bool         // budget mode: acquired during the current pass
 	entries   []*cache.Entry // budget mode: entry pinned for each held group
 	minBudget int64
 
@@ -124,7 +125,7 @@ func (w *weights) Declare(p model.Plan) error {
 				g.views = append(g.views, v)
 			}
 		}
-		if bs := cache.BufferSize(g.size); bs > largest {
+		if bs := cache.BufferSize(g.size); bs > largest && !rowOnly(pg) {
 			largest, largestName = bs, pg.Name
 		}
 		groups[i] = g
@@ -145,6 +146,7 @@ func (w *weights) Declare(p model.Plan) error {
 	}
 	w.stopBudget()
 	w.groups, w.held, w.entries = groups, make([]int, len(groups)), make([]*cache.Entry, len(groups))
+	w.used = make([]bool, len(groups))
 	w.minBudget = largest
 	w.tot.MinBudget = largest
 	w.lastG = -1
@@ -160,6 +162,9 @@ func (w *weights) Declare(p model.Plan) error {
 		if err != nil {
 			c.Close()
 			return fmt.Errorf("runtime: %w", err)
+		}
+		for g, pg := range p.Groups {
+			pf.Skip(g, rowOnly(pg))
 		}
 		w.cache, w.pf = c, pf
 		pf.Start(context.Background())
@@ -183,6 +188,11 @@ func (w *weights) stopBudget() {
 		w.cache = nil
 	}
 }
+
+// rowOnly reports a group the graph reads only by Row: the contract names
+// it "input" (the token embedding table). It is neither prefetched nor
+// counted in the minimum budget unless the graph does acquire it.
+func rowOnly(g model.Group) bool { return g.Name == "input" }
 
 // source adapts weights to prefetch.Source. Its methods read only fields
 // fixed at Declare, so the loader never needs w.mu.
@@ -256,6 +266,15 @@ func (w *weights) Acquire(ctx context.Context, g int) ([][]byte, error) {
 		return gr.views, nil
 	}
 	pf := w.pf
+	if gr.size > w.opt.Budget {
+		w.mu.Unlock()
+		return nil, fmt.Errorf("runtime: memory budget %s is below weight group %q (%s); the minimum budget for this model is %dMiB",
+			FormatSize(w.opt.Budget), gr.name, FormatSize(cache.BufferSize(gr.size)), ceilMiB(max(w.minBudget, cache.BufferSize(gr.size))))
+	}
+	if !w.used[g] {
+		pf.Skip(g, false)
+	}
+	w.used[g] = true
 	w.mu.Unlock()
 	t0 := time.Now()
 	e, res, err := pf.Get(ctx, g)
@@ -374,6 +393,14 @@ func (w *weights) touched(n int64, hit, late bool, wait time.Duration) {
 }
 
 func (w *weights) endPass() {
+	if w.pf != nil {
+		// Groups the graph did not acquire this pass (row-only tables) are
+		// not worth loading ahead next pass.
+		for g, u := range w.used {
+			w.pf.Skip(g, !u)
+			w.used[g] = false
+		}
+	}
 	m := w.moved.Load()
 	w.cur.BytesMoved, w.passMoved = m-w.passMoved, m
 	w.cur.Pass = w.tot.Passes
