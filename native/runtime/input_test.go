@@ -17,7 +17,7 @@ func TestInputGroupRowOnly(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "m.gguf")
 	ts := []testgguf.Tensor{
 		{Name: "token_embd.weight", Type: ggml.Q8_0, Dims: []uint64{256, 4096}}, // 1.06 MiB
-		{Name: "blk.0.w", Type: ggml.Q4_0, Dims: []uint64{256, 1024}},            // 144 KiB
+		{Name: "blk.0.w", Type: ggml.Q4_0, Dims: []uint64{256, 1024}},           // 144 KiB
 		{Name: "blk.1.w", Type: ggml.Q4_0, Dims: []uint64{256, 1024}},
 		{Name: "output.weight", Type: ggml.Q4_0, Dims: []uint64{256, 1024}},
 	}
