@@ -1180,3 +1180,37 @@ zf16done:
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
 	RET
+
+// func readSumAVX2(n int, p *byte) uint64
+// Reads n bytes (n a multiple of 128; the rest is ignored) and returns a
+// checksum, so BenchmarkArchReadBW measures the memory-read ceiling that a
+// matvec over the same bytes can at best reach.
+TEXT ·readSumAVX2(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ p+8(FP), SI
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	SHRQ $7, CX
+	JZ rsdone
+rsloop:
+	VPADDQ 0(SI), Y0, Y0
+	VPADDQ 32(SI), Y1, Y1
+	VPADDQ 64(SI), Y2, Y2
+	VPADDQ 96(SI), Y3, Y3
+	ADDQ $128, SI
+	DECQ CX
+	JNZ rsloop
+rsdone:
+	VPADDQ Y1, Y0, Y0
+	VPADDQ Y3, Y2, Y2
+	VPADDQ Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDQ X1, X0, X0
+	VPSHUFD $0x4E, X0, X1
+	VPADDQ X1, X0, X0
+	VMOVQ X0, AX
+	VZEROUPPER
+	MOVQ AX, ret+16(FP)
+	RET

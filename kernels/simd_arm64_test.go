@@ -47,7 +47,7 @@ func simdHalf(r *rand.Rand) uint16 {
 // pattern, including -128 activations) with finite scales, or for an
 // activation type with raw=false the quantization of random normals (the
 // values a forward pass produces).
-func simdRow(t *testing.T, r *rand.Rand, typ ggml.Type, n int, raw bool) []byte {
+func simdRow(t testing.TB, r *rand.Rand, typ ggml.Type, n int, raw bool) []byte {
 	size, err := RowSize(typ, n)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,97 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
+
+//go:noescape
+func readSumAVX2(n int, p *byte) uint64
+
+// BenchmarkArchMatVec runs MatVec for every path side by side (so a busy
+// shared machine affects them alike) and reports weight GB/s. Shapes are the
+// Llama-7B FFN (4096 rows × 11008 cols) and attention (4096 × 4096).
+func BenchmarkArchMatVec(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	shapes := []struct{ rows, cols int }{{4096, 11008}, {4096, 4096}}
+	types := []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1,
+		ggml.Q2_K, ggml.Q3_K, ggml.Q5_K, ggml.F16, ggml.BF16, ggml.F32}
+	for _, sh := range shapes {
+		for _, typ := range types {
+			if sh.cols != 11008 && typ != ggml.Q4_0 && typ != ggml.Q4_K {
+				continue
+			}
+			ws, _ := RowSize(typ, sh.cols)
+			w := make([]byte, sh.rows*ws)
+			row := simdRow(b, r, typ, sh.cols, true)
+			for i := 0; i < sh.rows; i++ {
+				copy(w[i*ws:], row)
+				w[i*ws+ws/2] ^= byte(i) // rows differ, scales stay valid
+			}
+			a := simdRow(b, r, ActType(typ), sh.cols, false)
+			y := make([]float32, sh.rows)
+			for _, threads := range []int{1, 2} {
+				p := NewPool(threads)
+				for _, k := range Available() {
+					b.Run(fmt.Sprintf("%dx%d/%s/%s/t%d", sh.rows, sh.cols, typ, k.Name, threads), func(b *testing.B) {
+						b.SetBytes(int64(len(w)))
+						for b.Loop() {
+							k.MatVec(p, typ, sh.rows, sh.cols, w, a, y)
+						}
+					})
+				}
+				p.Close()
+			}
+		}
+	}
+}
+
+// BenchmarkArchReadBW is the ceiling: the same pool and chunking as MatVec
+// over a 4096×11008 Q4_0 matrix, but only reading the bytes.
+func BenchmarkArchReadBW(b *testing.B) {
+	rows, ws := 4096, 11008/32*18
+	w := make([]byte, rows*ws)
+	for i := range w {
+		w[i] = byte(i)
+	}
+	sums := make([]uint64, rows)
+	for _, threads := range []int{1, 2} {
+		p := NewPool(threads)
+		b.Run(fmt.Sprintf("t%d", threads), func(b *testing.B) {
+			b.SetBytes(int64(len(w)))
+			for b.Loop() {
+				p.Run(rows, grainRows(ws), func(lo, hi int) {
+					for r := lo; r < hi; r++ {
+						sums[r] = readSumAVX2(ws, &w[r*ws])
+					}
+				})
+			}
+		})
+		p.Close()
+	}
+}
+
+// BenchmarkArchDot times one 11008-element row dot (weights and activations
+// in L1/L2), the compute ceiling of each routine, in weight GB/s.
+func BenchmarkArchDot(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, typ := range simdTypes {
+		n := 11008
+		w := simdRow(b, r, typ, n, true)
+		a := simdRow(b, r, ActType(typ), n, false)
+		for _, k := range Available() {
+			dot := k.Dot(typ)
+			b.Run(fmt.Sprintf("%s/%s", typ, k.Name), func(b *testing.B) {
+				b.SetBytes(int64(len(w)))
+				var s float32
+				for b.Loop() {
+					s += dot(n, w, a)
+				}
+				_ = s
+			})
+		}
+	}
+}
