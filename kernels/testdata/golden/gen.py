@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Regenerate kernels/testdata/golden/ggml.json from llama.cpp's own ggml.
+
+The oracle is the prebuilt ggml shipped by node-llama-cpp (the reference
+harness, see ../shared/ref): libggml-base.so exports ggml's reference
+dequantize_row_* / quantize_row_*_ref and the f16/bf16 row converters, and a
+libggml-cpu-*.so exports the CPU backend's ggml_vec_dot_* (SIMD) and
+ggml_vec_dot_*_generic (scalar) routines. This script feeds them seeded random
+inputs through ctypes and records inputs and outputs bit for bit. No ggml code
+is copied; the Go tests only compare against the recorded bytes.
+
+usage: python3 gen.py [LIBDIR] [CPU_VARIANT]
+  LIBDIR defaults to /work/ref/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64
+  CPU_VARIANT defaults to haswell (AVX2+FMA+F16C); e.g. zen4 for AVX-512.
+"""
+import base64
+import ctypes
+import json
+import os
+import random
+import struct
+import sys
+
+LIBDIR = sys.argv[1] if len(sys.argv) > 1 else "/work/ref/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64"
+VARIANT = sys.argv[2] if len(sys.argv) > 2 else "haswell"
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ggml.json")
+
+base = ctypes.CDLL(os.path.join(LIBDIR, "libggml-base.so"), mode=ctypes.RTLD_GLOBAL)
+cpu = ctypes.CDLL(os.path.join(LIBDIR, "libggml-cpu-%s.so" % VARIANT), mode=ctypes.RTLD_GLOBAL)
+cpu.ggml_cpu_init()
+
+# name: (block elements, block bytes, offsets of fp16 scale fields)
+TYPES = {
+    "F32": (1, 4, []), "F16": (1, 2, []), "BF16": (1, 2, []),
+    "Q4_0": (32, 18, [0]), "Q4_1": (32, 20, [0, 2]), "Q5_0": (32, 22, [0]), "Q5_1": (32, 24, [0, 2]),
+    "Q8_0": (32, 34, [0]), "Q8_1": (32, 36, [0, 2]),
+    "Q2_K": (256, 84, [80, 82]), "Q3_K": (256, 110, [108]), "Q4_K": (256, 144, [0, 2]),
+    "Q5_K": (256, 176, [0, 2]), "Q6_K": (256, 210, [208]), "Q8_K": (256, 292, []),
+}
+ACT = {"Q4_0": "Q8_0", "Q5_0": "Q8_0", "Q8_0": "Q8_0", "Q4_1": "Q8_1", "Q5_1": "Q8_1",
+       "Q2_K": "Q8_K", "Q3_K": "Q8_K", "Q4_K": "Q8_K", "Q5_K": "Q8_K", "Q6_K": "Q8_K",
+       "F32": "F32", "F16": "F16", "BF16": "BF16"}
+
+rng = random.Random(20261202)
+
+
+def b64(b):
+    return base64.b64encode(bytes(b)).decode()
+
+
+def f32bytes(xs):
+    return struct.pack("<%df" % len(xs), *xs)
+
+
+def rand_activations(n):
+    xs = []
+    for _ in range(n):
+        v = rng.gauss(0, 1)
+        if rng.randrange(97) == 0:
+            v *= 20
+        xs.append(struct.unpack("<f", struct.pack("<f", v))[0])
+    return xs
+
+
+def rand_weights(name, n):
+    bs, ts, scales = TYPES[name]
+    nb = n // bs
+    if bs == 1:
+        xs = rand_activations(n)
+        buf = (ctypes.c_char * (n * ts))()
+        quantize_float(name, xs, buf)
+        return bytes(buf)
+    out = bytearray(rng.getrandbits(8) for _ in range(nb * ts))
+    for b in range(nb):
+        for k, off in enumerate(scales):
+            v = (1 + rng.random()) * 2.0 ** (-4 - rng.randrange(9))
+            if k == 0 and rng.randrange(4) == 0:
+                v = -v
+            out[b * ts + off:b * ts + off + 2] = struct.pack("<e", v)
+    return bytes(out)
+
+
+def quantize_float(name, xs, buf):
+    n = len(xs)
+    src = (ctypes.c_float * n)(*xs)
+    if name == "F32":
+        ctypes.memmove(buf, src, 4 * n)
+    elif name == "F16":
+        base.ggml_fp32_to_fp16_row(src, buf, ctypes.c_int64(n))
+    elif name == "BF16":
+        base.ggml_fp32_to_bf16_row_ref(src, buf, ctypes.c_int64(n))
+
+
+def dequant(name, src, n):
+    out = (ctypes.c_float * n)()
+    fn = {"F16": base.ggml_fp16_to_fp32_row, "BF16": base.ggml_bf16_to_fp32_row}.get(name)
+    if name == "F32":
+        return src
+    if fn is None:
+        fn = getattr(base, "dequantize_row_" + name.lower().replace("_k", "_K"))
+    fn(ctypes.c_char_p(src), out, ctypes.c_int64(n))
+    return bytes(out)
+
+
+def quantize(name, xs):
+    bs, ts, _ = TYPES[name]
+    n = len(xs)
+    buf = (ctypes.c_char * (n // bs * ts))()
+    if bs == 1:
+        quantize_float(name, xs, buf)
+    else:
+        fn = getattr(base, "quantize_row_" + name.lower().replace("_k", "_K") + "_ref")
+        fn((ctypes.c_float * n)(*xs), buf, ctypes.c_int64(n))
+    return bytes(buf)
+
+
+def vec_dot(fname, n, w, a):
+    s = ctypes.c_float()
+    fn = getattr(cpu, fname)
+    fn(ctypes.c_int(n), ctypes.byref(s), ctypes.c_size_t(0), ctypes.c_char_p(w), ctypes.c_size_t(0),
+       ctypes.c_char_p(a), ctypes.c_size_t(0), ctypes.c_int(1))
+    return struct.unpack("<I", struct.pack("<f", s.value))[0]
+
+
+def special_inputs(bs):
+    """Blocks that probe rounding: ties at d = 1, zeros, one outlier."""
+    n = max(bs, 32)
+    ties = [0.0] * n
+    ties[0] = 127.0
+    for i in range(1, n):
+        ties[i] = (i % 20) - 9.5
+    zeros = [0.0] * n
+    outlier = [0.001 * (i % 7) for i in range(n)]
+    outlier[n // 2] = -300.0
+    q4ties = [(i % 17) - 8.0 + 0.5 * (i % 2) for i in range(n)]
+    q4ties[0] = -8.0
+    return [ties, zeros, outlier, q4ties]
+
+
+golden = {"generator": "kernels/testdata/golden/gen.py", "oracle": "node-llama-cpp 3.21.1 prebuilt ggml (llama.cpp release v0.4.0 per _nlcBuildMetadata.json), cpu variant " + VARIANT,
+          "dequant": [], "quant": [], "dot": []}
+
+for name, (bs, ts, _) in TYPES.items():
+    if name == "Q8_1":
+        continue  # ggml has no dequantize_row_q8_1 (Q8_1 is only ever a dot operand)
+    for nblocks in (1, 3):
+        n = bs * nblocks if bs > 1 else 37 * nblocks
+        if name == "Q8_K":
+            src = quantize("Q8_K", rand_activations(n))
+        elif name == "Q8_1":
+            src = quantize("Q8_1", rand_activations(n))
+        else:
+            src = rand_weights(name, n)
+        golden["dequant"].append({"type": name, "n": n, "src": b64(src), "out": b64(dequant(name, src, n))})
+
+# F16/BF16 special values for the row converters.
+specials = [0.0, -0.0, 1.0, -2.5, 65504.0, 65519.0, 65520.0, 1e6, -1e6, 2.0 ** -24, 2.0 ** -25, 1.5 * 2.0 ** -25,
+            3 * 2.0 ** -25, 6.1e-5, 1e-10, float("inf"), float("-inf"), 3.0e38, 1.17549435e-38, 1e-45]
+for name in ("F16", "BF16"):
+    golden["quant"].append({"type": name, "n": len(specials), "src": b64(f32bytes(specials)),
+                            "out": b64(quantize(name, specials))})
+
+for name in ("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q8_1", "Q8_K", "F16", "BF16"):
+    bs = TYPES[name][0]
+    inputs = [rand_activations(bs if bs > 1 else 64), rand_activations(4 * max(bs, 32))]
+    if bs > 1:
+        inputs += special_inputs(bs)
+    for xs in inputs:
+        golden["quant"].append({"type": name, "n": len(xs), "src": b64(f32bytes(xs)), "out": b64(quantize(name, xs))})
+
+DOTS = {"Q4_0": "q4_0_q8_0", "Q4_1": "q4_1_q8_1", "Q5_0": "q5_0_q8_0", "Q5_1": "q5_1_q8_1", "Q8_0": "q8_0_q8_0",
+        "Q2_K": "q2_K_q8_K", "Q3_K": "q3_K_q8_K", "Q4_K": "q4_K_q8_K", "Q5_K": "q5_K_q8_K", "Q6_K": "q6_K_q8_K",
+        "F32": "f32", "F16": "f16", "BF16": "bf16"}
+for name, suffix in DOTS.items():
+    bs = TYPES[name][0]
+    for n in ([bs, 3 * bs, 4096] if bs > 1 else [64, 4096]):
+        w = rand_weights(name, n)
+        a = quantize(ACT[name], rand_activations(n))
+        rec = {"type": name, "n": n, "w": b64(w), "a": b64(a), "simd": vec_dot("ggml_vec_dot_" + suffix, n, w, a)}
+        if hasattr(cpu, "ggml_vec_dot_%s_generic" % suffix):
+            rec["generic"] = vec_dot("ggml_vec_dot_%s_generic" % suffix, n, w, a)
+        golden["dot"].append(rec)
+
+with open(OUT, "w") as f:
+    json.dump(golden, f, indent=0)
+    f.write("\n")
+print("wrote", OUT, os.path.getsize(OUT), "bytes")
