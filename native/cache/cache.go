@@ -40,7 +40,10 @@ type Entry struct {
 // Ready reports whether the entry has been filled (Fill called).
 func (e *Entry) Ready() bool { return e.ready }
 
-type buffer struct{ mem []byte }
+type buffer struct {
+	mem  []byte
+	size int64 // bytes charged to the budget (len(mem), or the accounted size)
+}
 
 // Counters are the cache's lifetime statistics.
 type Counters struct {
@@ -61,6 +64,10 @@ type Cache struct {
 	free    []*buffer
 	c       Counters
 	closed  bool
+	// Accounting mode (NewAccounting): entries have no buffers; the data
+	// lives elsewhere (pages of a file mapping) and onEvict gives it back.
+	account bool
+	onEvict func(key int)
 }
 
 // New returns a cache holding at most budget bytes of buffers.
@@ -69,6 +76,19 @@ func New(budget int64) (*Cache, error) {
 		return nil, fmt.Errorf("cache: budget %d must be positive", budget)
 	}
 	return &Cache{budget: budget, entries: map[int]*Entry{}, lru: list.New()}, nil
+}
+
+// NewAccounting returns a cache that allocates nothing: it only charges
+// each entry's page-rounded size against the budget and calls onEvict(key)
+// when an entry leaves (evicted, failed or at Close), so the owner can drop
+// the data it stands for. Entry.Buf is nil in this mode.
+func NewAccounting(budget int64, onEvict func(key int)) (*Cache, error) {
+	c, err := New(budget)
+	if err != nil {
+		return nil, err
+	}
+	c.account, c.onEvict = true, onEvict
+	return c, nil
 }
 
 // Budget is the byte budget.
@@ -142,17 +162,23 @@ func (c *Cache) Reserve(key int, n int64, keep func(key int) bool) (*Entry, erro
 		return nil, fmt.Errorf("%w: %d bytes requested, budget %d", ErrNoRoom, need, c.budget)
 	}
 	for {
-		if b := c.takeFree(need); b != nil {
+		if c.account {
+			if c.used+need <= c.budget {
+				c.used += need
+				c.peak = max(c.peak, c.used)
+				return c.insert(key, n, &buffer{size: need}), nil
+			}
+		} else if b := c.takeFree(need); b != nil {
 			return c.insert(key, n, b), nil
 		}
-		if c.used+need <= c.budget {
+		if !c.account && c.used+need <= c.budget {
 			mem, err := unix.Mmap(-1, 0, int(need), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
 			if err != nil {
 				return nil, fmt.Errorf("cache: map %d-byte buffer: %w", need, err)
 			}
 			c.used += need
 			c.peak = max(c.peak, c.used)
-			return c.insert(key, n, &buffer{mem: mem}), nil
+			return c.insert(key, n, &buffer{mem: mem, size: need}), nil
 		}
 		// Idle buffers of the wrong size are the cheapest thing to give up.
 		if len(c.free) > 0 {
@@ -184,7 +210,10 @@ func (c *Cache) takeFree(need int64) *buffer {
 }
 
 func (c *Cache) insert(key int, n int64, b *buffer) *Entry {
-	e := &Entry{Key: key, Size: n, Buf: b.mem[:n:n], buf: b, pins: 1}
+	e := &Entry{Key: key, Size: n, buf: b, pins: 1}
+	if b.mem != nil {
+		e.Buf = b.mem[:n:n]
+	}
 	e.elem = c.lru.PushFront(e)
 	c.entries[key] = e
 	c.c.Entries = len(c.entries)
@@ -202,11 +231,24 @@ func (c *Cache) victim(keep func(int) bool) *Entry {
 }
 
 func (c *Cache) evict(e *Entry) {
+	c.remove(e)
+	c.c.Evictions++
+}
+
+// remove takes e out of the cache, returning its buffer to the idle pool
+// (copy mode) or its charge to the budget (accounting mode).
+func (c *Cache) remove(e *Entry) {
 	c.lru.Remove(e.elem)
 	delete(c.entries, e.Key)
-	c.free = append(c.free, e.buf)
+	if c.account {
+		c.used -= e.buf.size
+		if c.onEvict != nil {
+			c.onEvict(e.Key)
+		}
+	} else {
+		c.free = append(c.free, e.buf)
+	}
 	e.buf, e.Buf, e.elem = nil, nil, nil
-	c.c.Evictions++
 	c.c.Entries = len(c.entries)
 }
 
@@ -226,11 +268,7 @@ func (c *Cache) Fill(e *Entry, err error) {
 		return
 	}
 	if e.elem != nil {
-		c.lru.Remove(e.elem)
-		delete(c.entries, e.Key)
-		c.free = append(c.free, e.buf)
-		e.buf, e.Buf, e.elem = nil, nil, nil
-		c.c.Entries = len(c.entries)
+		c.remove(e)
 	}
 }
 
@@ -252,7 +290,14 @@ func (c *Cache) Close() {
 	}
 	c.closed = true
 	for _, e := range c.entries {
-		c.unmap(e.buf)
+		if c.account {
+			if c.onEvict != nil {
+				c.onEvict(e.Key)
+			}
+			c.used -= e.buf.size
+		} else {
+			c.unmap(e.buf)
+		}
 		e.buf, e.Buf = nil, nil
 	}
 	for _, b := range c.free {

@@ -121,3 +121,39 @@ func TestMixedSizes(t *testing.T) {
 		}
 	}
 }
+
+func TestAccounting(t *testing.T) {
+	ps := int64(os.Getpagesize())
+	var dropped []int
+	c, err := NewAccounting(2*ps, func(k int) { dropped = append(dropped, k) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 4 {
+		e, err := c.Reserve(k, ps-1, nil)
+		if err != nil {
+			t.Fatalf("Reserve(%d): %v", k, err)
+		}
+		if e.Buf != nil {
+			t.Fatal("accounting entry has a buffer")
+		}
+		c.Fill(e, nil)
+		c.Unpin(e)
+	}
+	e, _ := c.Reserve(9, ps, nil)
+	c.Fill(e, errors.New("populate failed"))
+	k := c.Counters()
+	if k.Used != ps || k.Peak != 2*ps || k.Evictions != 3 {
+		t.Fatalf("counters %+v", k)
+	}
+	c.Close()
+	want := []int{0, 1, 2, 9, 3}
+	if len(dropped) != len(want) {
+		t.Fatalf("onEvict calls %v, want %v", dropped, want)
+	}
+	for i := range want {
+		if dropped[i] != want[i] {
+			t.Fatalf("onEvict calls %v, want %v", dropped, want)
+		}
+	}
+}

@@ -15,12 +15,13 @@ import (
 // TestTruncatedFile truncates the model after Open: every copy path and the
 // resident Acquire must report an error; nothing may crash.
 func TestTruncatedFile(t *testing.T) {
-	for _, mode := range []string{Resident, Budget} {
-		t.Run(mode, func(t *testing.T) {
+	for _, ms := range []string{Resident, Budget + "/" + StreamCopy, Budget + "/" + StreamMap} {
+		mode, stream, _ := strings.Cut(ms, "/")
+		t.Run(ms, func(t *testing.T) {
 			path, infos, plan := tinyModel(t, t.TempDir(), 256, 512, 3)
 			layer := int64(planBytesOf(plan, infos, 0))
 			pol := policy.Config{MinDepth: 0, MaxDepth: 0}
-			md, err := Open(context.Background(), path, Options{Mode: mode, Budget: 2 * cache.BufferSize(layer), Policy: &pol})
+			md, err := Open(context.Background(), path, Options{Mode: mode, Stream: stream, Budget: 2 * cache.BufferSize(layer), Policy: &pol})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,7 +38,7 @@ func TestBudgetBoundsRSS(t *testing.T) {
 		t.Fatal(err)
 	}
 	const budget = 16 << 20
-	for _, mode := range []string{Budget, Resident} {
+	for _, mode := range []string{Budget, Budget + "/" + StreamMap, Resident} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestBudgetBoundsRSS$", "-test.v")
 		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%s,%d", rssChildEnv, mode, path, budget))
 		out, err := cmd.CombinedOutput()
@@ -59,7 +59,7 @@ func TestBudgetBoundsRSS(t *testing.T) {
 		t.Logf("%s: model %s, baseline RSS %s, peak RSS %s (peak-baseline %s)", mode, FormatSize(st.Size()),
 			FormatSize(base), FormatSize(peak), FormatSize(peak-base))
 		switch mode {
-		case Budget:
+		case Budget, Budget + "/" + StreamMap:
 			if limit := base + budget + rssSlack; peak > limit {
 				t.Errorf("budget %s: peak RSS %s exceeds baseline + budget + slack = %s", FormatSize(budget), FormatSize(peak), FormatSize(limit))
 			}
@@ -85,7 +85,8 @@ func rssChild(t *testing.T, spec string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := Open(context.Background(), parts[1], Options{Mode: parts[0], Budget: budget})
+	mode, stream, _ := strings.Cut(parts[0], "/")
+	md, err := Open(context.Background(), parts[1], Options{Mode: mode, Stream: stream, Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}

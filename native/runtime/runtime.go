@@ -26,6 +26,12 @@ const (
 	Budget   = "budget"   // weights' resident working set held within Options.Budget
 )
 
+// Budget-mode streaming strategies.
+const (
+	StreamCopy = "copy"
+	StreamMap  = "map"
+)
+
 // Options configure Open.
 type Options struct {
 	// Mode is Resident (default when empty) or Budget.
@@ -34,6 +40,12 @@ type Options struct {
 	// mode (cache buffers, including groups being prefetched and the group
 	// in use). It must be at least the largest group of the declared plan.
 	Budget int64
+	// Stream is how budget mode brings a group in: StreamCopy (default)
+	// preads it into a cache-owned buffer; StreamMap populates the file
+	// mapping's pages for the group (MADV_POPULATE_READ) and drops them
+	// again (MADV_DONTNEED) on eviction, so the graph reads the page cache
+	// in place. Both hold the weights' share of RSS within Budget.
+	Stream string
 	// Threads is the compute thread count; the runtime itself uses one
 	// loader goroutine and does not size anything by it.
 	Threads int
@@ -72,6 +84,13 @@ func Open(ctx context.Context, path string, opt Options) (*Model, error) {
 	case Budget:
 		if opt.Budget <= 0 {
 			return nil, fmt.Errorf("runtime: budget mode needs a positive budget, got %d", opt.Budget)
+		}
+		switch opt.Stream {
+		case "":
+			opt.Stream = StreamCopy
+		case StreamCopy, StreamMap:
+		default:
+			return nil, fmt.Errorf("runtime: unknown budget stream strategy %q (want %q or %q)", opt.Stream, StreamCopy, StreamMap)
 		}
 	default:
 		return nil, fmt.Errorf("runtime: unknown memory mode %q (want %q or %q)", opt.Mode, Resident, Budget)

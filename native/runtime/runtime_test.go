@@ -97,8 +97,10 @@ func TestModes(t *testing.T) {
 		{Mode: Budget, Budget: 1 << 20},
 		{Mode: Budget, Budget: 200 << 10}, // about two layers
 		{Mode: Budget, Budget: 64 << 20},  // everything fits
+		{Mode: Budget, Budget: 200 << 10, Stream: StreamMap},
+		{Mode: Budget, Budget: 64 << 20, Stream: StreamMap},
 	} {
-		t.Run(fmt.Sprintf("%s-%d", opt.Mode, opt.Budget), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s-%s-%d", opt.Mode, opt.Stream, opt.Budget), func(t *testing.T) {
 			md, err := Open(context.Background(), path, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -247,6 +249,9 @@ func TestDeclareAndAcquireErrors(t *testing.T) {
 	}
 	if _, err := Open(context.Background(), path, Options{Mode: "fast"}); err == nil {
 		t.Error("unknown mode: no error")
+	}
+	if _, err := Open(context.Background(), path, Options{Mode: Budget, Budget: 1 << 20, Stream: "zerocopy"}); err == nil {
+		t.Error("unknown stream strategy: no error")
 	}
 	if _, err := Open(context.Background(), path, Options{Mode: Budget}); err == nil {
 		t.Error("budget mode without budget: no error")

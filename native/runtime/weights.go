@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,8 +31,8 @@ const loadChunk = 8 << 20
 type group struct {
 	name    string
 	tensors []*store.Tensor
-	offs    []int64  // budget mode: each tensor's offset in the group buffer
-	size    int64    // budget mode: buffer bytes
+	offs    []int64  // budget copy mode: each tensor's offset in the group buffer
+	size    int64    // budget mode: bytes charged to the cache (buffer, or mapped pages)
 	bytes   int64    // sum of tensor sizes
 	views   [][]byte // resident mode: slices of the mapping
 }
@@ -113,11 +114,15 @@ func (w *weights) Declare(p model.Plan) error {
 				return fmt.Errorf("runtime: plan group %q names tensor %q, which the file does not have", pg.Name, name)
 			}
 			g.tensors = append(g.tensors, t)
-			g.size = (g.size + tensorAlign - 1) / tensorAlign * tensorAlign
-			g.offs = append(g.offs, g.size)
-			g.size += int64(t.Info.Size)
+			if w.mapped() {
+				g.size += pageSpan(t.Off, int64(t.Info.Size))
+			} else {
+				g.size = (g.size + tensorAlign - 1) / tensorAlign * tensorAlign
+				g.offs = append(g.offs, g.size)
+				g.size += int64(t.Info.Size)
+			}
 			g.bytes += int64(t.Info.Size)
-			if w.opt.Mode == Resident {
+			if w.mapped() {
 				v, err := w.st.Bytes(name)
 				if err != nil {
 					return fmt.Errorf("runtime: %w", err)
@@ -152,7 +157,13 @@ func (w *weights) Declare(p model.Plan) error {
 	w.lastG = -1
 	w.declared = true
 	if w.opt.Mode == Budget {
-		c, err := cache.New(w.opt.Budget)
+		var c *cache.Cache
+		var err error
+		if w.opt.Stream == StreamMap {
+			c, err = cache.NewAccounting(w.opt.Budget, (*source)(w).drop)
+		} else {
+			c, err = cache.New(w.opt.Budget)
+		}
 		if err != nil {
 			return fmt.Errorf("runtime: %w", err)
 		}
@@ -202,6 +213,21 @@ func (s *source) Groups() int      { return len(s.groups) }
 func (s *source) Size(g int) int64 { return s.groups[g].size }
 func (s *source) Load(ctx context.Context, g int, dst []byte) error {
 	gr := &s.groups[g]
+	if s.opt.Stream == StreamMap {
+		for _, t := range gr.tensors {
+			for off := int64(0); off < int64(t.Info.Size); off += loadChunk {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				n := min(loadChunk, int64(t.Info.Size)-off)
+				if err := s.st.Map().Advise(t.Off+off, n, mmap.Populate); err != nil {
+					return fmt.Errorf("tensor %s (file truncated?): %w", t.Info.Name, err)
+				}
+			}
+		}
+		s.moved.Add(gr.bytes)
+		return nil
+	}
 	for i, t := range gr.tensors {
 		buf := dst[gr.offs[i] : gr.offs[i]+int64(t.Info.Size)]
 		for off := int64(0); off < int64(len(buf)); off += loadChunk {
@@ -215,6 +241,41 @@ func (s *source) Load(ctx context.Context, g int, dst []byte) error {
 		}
 	}
 	s.moved.Add(gr.bytes)
+	return nil
+}
+
+// drop gives group g's mapped pages back (budget map mode, on eviction).
+// The page cache keeps the data; only this process's mappings go.
+func (s *source) drop(g int) {
+	for _, t := range s.groups[g].tensors {
+		_ = s.st.Map().Advise(t.Off, int64(t.Info.Size), mmap.DontNeed)
+	}
+}
+
+// pageSpan is the bytes of whole pages that [off, off+n) touches.
+func pageSpan(off, n int64) int64 {
+	ps := int64(os.Getpagesize())
+	lo := off &^ (ps - 1)
+	hi := (off + n + ps - 1) &^ (ps - 1)
+	return hi - lo
+}
+
+// mapped reports whether the graph reads the file mapping in place.
+func (w *weights) mapped() bool {
+	return w.opt.Mode == Resident || w.opt.Stream == StreamMap
+}
+
+// checkFile fails if the file has shrunk since Open: handing out slices of
+// the mapping then would let a kernel SIGBUS where nothing can recover.
+func (w *weights) checkFile() error {
+	m := w.st.Map()
+	sz, err := m.CurrentSize()
+	if err != nil {
+		return fmt.Errorf("runtime: %w", err)
+	}
+	if sz < m.Size() {
+		return fmt.Errorf("runtime: %s: model file truncated under the mapping (now %d bytes, was %d)", m.Path(), sz, m.Size())
+	}
 	return nil
 }
 
@@ -249,10 +310,8 @@ func (w *weights) Acquire(ctx context.Context, g int) ([][]byte, error) {
 	gr := &w.groups[g]
 	if w.opt.Mode == Resident {
 		defer w.mu.Unlock()
-		if sz, err := w.st.Map().CurrentSize(); err != nil {
-			return nil, fmt.Errorf("runtime: %w", err)
-		} else if sz < w.st.Map().Size() {
-			return nil, fmt.Errorf("runtime: %s: model file truncated under the mapping (now %d bytes, was %d)", w.st.Map().Path(), sz, w.st.Map().Size())
+		if err := w.checkFile(); err != nil {
+			return nil, err
 		}
 		if w.tot.Passes == 0 && g+1 < len(w.groups) {
 			// Cold start: ask the kernel to read the next group ahead.
@@ -282,9 +341,18 @@ func (w *weights) Acquire(ctx context.Context, g int) ([][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime: acquire group %q: %w", gr.name, err)
 	}
-	out := make([][]byte, len(gr.tensors))
-	for i, t := range gr.tensors {
-		out[i] = e.Buf[gr.offs[i] : gr.offs[i]+int64(t.Info.Size) : gr.offs[i]+int64(t.Info.Size)]
+	var out [][]byte
+	if w.opt.Stream == StreamMap {
+		if err := w.checkFile(); err != nil {
+			w.cache.Unpin(e)
+			return nil, err
+		}
+		out = gr.views
+	} else {
+		out = make([][]byte, len(gr.tensors))
+		for i, t := range gr.tensors {
+			out[i] = e.Buf[gr.offs[i] : gr.offs[i]+int64(t.Info.Size) : gr.offs[i]+int64(t.Info.Size)]
+		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
