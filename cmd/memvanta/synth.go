@@ -1,13 +1,131 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/core/gguf"
+	"github.com/memvanta/memvanta/core/synth"
 )
 
-// runSynth is a placeholder until its owner lands the real subcommand.
+// runSynth writes a synthetic llama GGUF (see core/synth for the weight
+// design). The file appears under its name only when complete: it is
+// written to OUT.tmp and renamed.
 func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "memvanta synth: not built yet")
-	return 1
+	fs := flag.NewFlagSet("synth", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "output `file` (required)")
+	embd := fs.Int("embd", 2048, "embedding length")
+	layers := fs.Int("layers", 22, "number of blocks")
+	heads := fs.Int("heads", 32, "attention heads")
+	kvHeads := fs.Int("kv-heads", 4, "key/value heads (GQA)")
+	ff := fs.Int("ff", 5632, "feed-forward length")
+	ctxLen := fs.Int("ctx", 2048, "training context length")
+	ropeBase := fs.Float64("rope-base", 10000, "RoPE frequency base")
+	eps := fs.Float64("eps", 1e-5, "RMS norm epsilon")
+	typ := fs.String("type", "Q4_0", "weight `type` (F32 F16 BF16 Q8_0 Q4_0 Q4_1 Q5_0 Q5_1)")
+	vocabFrom := fs.String("vocab-from", "", "vocab-only GGUF `file` to copy tokenizer.* metadata from")
+	vocabN := fs.Int("vocab", 32000, "synthetic vocabulary size when --vocab-from is not given")
+	seed := fs.Uint64("seed", 1, "random seed")
+	name := fs.String("name", "", "general.name (default describes the shape)")
+	quiet := fs.Bool("q", false, "no progress on stderr")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *out == "" || fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "memvanta synth: -o OUT.gguf is required (and no positional arguments)")
+		fs.Usage()
+		return 2
+	}
+	t, ok := ggml.Parse(*typ)
+	if !ok {
+		fmt.Fprintf(stderr, "memvanta synth: unknown type %q\n", *typ)
+		return 2
+	}
+	cfg := synth.Config{
+		Embd: *embd, Layers: *layers, Heads: *heads, KVHeads: *kvHeads, FF: *ff, Ctx: *ctxLen,
+		RopeBase: float32(*ropeBase), Eps: float32(*eps), Type: t, VocabSize: *vocabN, Seed: *seed, Name: *name,
+	}
+	if *vocabFrom != "" {
+		vf, err := openGGUF(*vocabFrom)
+		if err != nil {
+			fmt.Fprintf(stderr, "memvanta synth: %v\n", err)
+			return 1
+		}
+		cfg.Vocab = vf
+	}
+	if err := writeSynth(ctx, *out, cfg, *quiet, stderr); err != nil {
+		fmt.Fprintf(stderr, "memvanta synth: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func openGGUF(path string) (*gguf.File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	f, err := gguf.Parse(fh, st.Size(), gguf.DefaultLimits())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+func writeSynth(ctx context.Context, out string, cfg synth.Config, quiet bool, stderr io.Writer) (err error) {
+	tmp := out + ".tmp"
+	fh, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			fh.Close()
+			os.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(fh, 1<<20)
+	var last time.Time
+	progress := func(done, total uint64, tensor string) {
+		if quiet || total == 0 {
+			return
+		}
+		if now := time.Now(); now.Sub(last) >= 500*time.Millisecond || done == total {
+			last = now
+			pct := done * 100 / total
+			fmt.Fprintf(stderr, "\rsynth: %3d%% %8.1f / %.1f MiB  %-32s", pct, float64(done)/(1<<20), float64(total)/(1<<20), tensor)
+		}
+	}
+	if err := synth.Write(ctx, bw, cfg, progress); err != nil {
+		return err
+	}
+	if !quiet {
+		fmt.Fprintln(stderr)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := fh.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return err
+	}
+	if !quiet {
+		fmt.Fprintf(stderr, "synth: wrote %s\n", filepath.Clean(out))
+	}
+	return nil
 }

@@ -1,0 +1,224 @@
+package synth
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"math"
+	"runtime"
+	"testing"
+
+	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/core/gguf"
+	"github.com/memvanta/memvanta/kernels"
+)
+
+func small(t ggml.Type) Config {
+	return Config{Embd: 64, Layers: 2, Heads: 4, KVHeads: 2, FF: 128, Ctx: 256, RopeBase: 10000, Eps: 1e-5, Type: t, VocabSize: 400, Seed: 7}
+}
+
+func write(t *testing.T, c Config) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(context.Background(), &buf, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func parse(t *testing.T, b []byte) *gguf.File {
+	t.Helper()
+	f, err := gguf.Parse(bytes.NewReader(b), int64(len(b)), gguf.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestLayoutAndMetadata(t *testing.T) {
+	for _, typ := range Types() {
+		c := small(typ)
+		f := parse(t, write(t, c))
+		if len(f.Tensors) != 2+9*c.Layers+1 {
+			t.Errorf("%s: %d tensors", typ, len(f.Tensors))
+		}
+		for _, tc := range []struct {
+			name string
+			typ  ggml.Type
+			dims []uint64
+		}{
+			{"token_embd.weight", typ, []uint64{64, 400}},
+			{"blk.0.attn_norm.weight", ggml.F32, []uint64{64}},
+			{"blk.1.attn_q.weight", typ, []uint64{64, 64}},
+			{"blk.1.attn_k.weight", typ, []uint64{64, 32}},
+			{"blk.1.attn_v.weight", typ, []uint64{64, 32}},
+			{"blk.1.attn_output.weight", typ, []uint64{64, 64}},
+			{"blk.0.ffn_norm.weight", ggml.F32, []uint64{64}},
+			{"blk.0.ffn_gate.weight", typ, []uint64{64, 128}},
+			{"blk.0.ffn_up.weight", typ, []uint64{64, 128}},
+			{"blk.0.ffn_down.weight", typ, []uint64{128, 64}},
+			{"output_norm.weight", ggml.F32, []uint64{64}},
+			{"output.weight", typ, []uint64{64, 400}},
+		} {
+			ti, ok := f.Tensor(tc.name)
+			if !ok || ti.Type != tc.typ || len(ti.Dims) != len(tc.dims) || ti.Dims[0] != tc.dims[0] || ti.Dims[len(ti.Dims)-1] != tc.dims[len(tc.dims)-1] {
+				t.Errorf("%s: %s = %+v, %v", typ, tc.name, ti, ok)
+			}
+		}
+		for key, want := range map[string]uint32{
+			"llama.context_length": 256, "llama.embedding_length": 64, "llama.block_count": 2, "llama.feed_forward_length": 128,
+			"llama.attention.head_count": 4, "llama.attention.head_count_kv": 2, "llama.rope.dimension_count": 16, "llama.vocab_size": 400,
+			"general.file_type": fileType[typ],
+		} {
+			if got, err := f.Uint32(key); err != nil || got != want {
+				t.Errorf("%s: %s = %d, %v; want %d", typ, key, got, err, want)
+			}
+		}
+		if eps, _ := f.Float32("llama.attention.layer_norm_rms_epsilon"); eps != 1e-5 {
+			t.Errorf("eps %v", eps)
+		}
+		if toks, _ := f.Strings("tokenizer.ggml.tokens"); len(toks) != 400 || toks[1] != "<s>" || toks[3] != "<0x00>" {
+			t.Errorf("tokens %d %q", len(toks), toks[:4])
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	c := small(ggml.Q4_0)
+	a, b := sha256.Sum256(write(t, c)), sha256.Sum256(write(t, c))
+	if a != b {
+		t.Fatal("same config gave different bytes")
+	}
+	c.Seed++
+	if sha256.Sum256(write(t, c)) == a {
+		t.Fatal("seed has no effect")
+	}
+}
+
+func TestCopiesVocab(t *testing.T) {
+	src := parse(t, write(t, small(ggml.F32)))
+	c := small(ggml.F16)
+	c.Vocab = src
+	c.VocabSize = 0
+	f := parse(t, write(t, c))
+	for _, kv := range src.KV {
+		if len(kv.Key) > 10 && kv.Key[:10] == "tokenizer." {
+			if _, ok := f.Get(kv.Key); !ok {
+				t.Errorf("%s not copied", kv.Key)
+			}
+		}
+	}
+}
+
+// rows dequantizes a whole tensor.
+func rows(t *testing.T, b []byte, f *gguf.File, name string) [][]float32 {
+	t.Helper()
+	ti, _ := f.Tensor(name)
+	n := int(ti.Dims[0])
+	rs, _ := ggml.RowSize(ti.Type, ti.Dims[0])
+	data := b[f.DataOffset+int64(ti.Offset):][:ti.Size]
+	var out [][]float32
+	for r := 0; r < len(data)/int(rs); r++ {
+		x := make([]float32, n)
+		if err := kernels.Dequantize(ti.Type, data[r*int(rs):(r+1)*int(rs)], x); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// TestLogitStructure checks the design's promise from first principles:
+// with the residual stream equal to a token's normalised embedding, the
+// output projection puts that token's successor ahead of every other
+// token by a wide margin, and never prefers a control or byte token.
+func TestLogitStructure(t *testing.T) {
+	// Off-target logits have std Gain/sqrt(n_embd): the margin needs a
+	// realistic width (the smallest the package doc promises, 256).
+	c := small(ggml.Q8_0)
+	c.Embd, c.FF, c.Layers = 256, 256, 1
+	c.VocabSize = 2000
+	b := write(t, c)
+	f := parse(t, b)
+	emb, out := rows(t, b, f, "token_embd.weight"), rows(t, b, f, "output.weight")
+	types, _ := f.Int32s("tokenizer.ggml.token_type")
+	minMargin := math.Inf(1)
+	for tok := 0; tok < len(emb); tok += 7 {
+		h := emb[tok]
+		var ss float64
+		for _, v := range h {
+			ss += float64(v) * float64(v)
+		}
+		rms := math.Sqrt(ss / float64(len(h)))
+		best, second, arg := math.Inf(-1), math.Inf(-1), -1
+		for j, row := range out {
+			var l float64
+			for i := range h {
+				l += float64(row[i]) * float64(h[i]) / rms
+			}
+			if l > best {
+				best, second, arg = l, best, j
+			} else if l > second {
+				second = l
+			}
+		}
+		if types[arg] != 1 {
+			t.Fatalf("token %d: top-1 %d is type %d", tok, arg, types[arg])
+		}
+		minMargin = min(minMargin, best-second)
+	}
+	if minMargin < 3 {
+		t.Errorf("min top-1 margin %.2f, want >= 3 (gain %v noise %v)", minMargin, c.Gain, c.Noise)
+	}
+	t.Logf("min margin %.2f", minMargin)
+}
+
+func TestStreamsWithBoundedMemory(t *testing.T) {
+	c := Config{Embd: 512, Layers: 8, Heads: 8, KVHeads: 8, FF: 2048, Ctx: 256, RopeBase: 10000, Eps: 1e-5, Type: ggml.F32, VocabSize: 4000, Seed: 1}
+	var n countWriter
+	runtime.GC()
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	if err := Write(context.Background(), &n, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&ms1)
+	if n < 100<<20 {
+		t.Fatalf("model only %d bytes", n)
+	}
+	if grow := int64(ms1.HeapSys) - int64(ms0.HeapSys); grow > 24<<20 {
+		t.Errorf("heap grew by %d MiB writing a %d MiB model", grow>>20, n>>20)
+	}
+}
+
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Write(ctx, io.Discard, small(ggml.F32), nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestRejects(t *testing.T) {
+	for name, mut := range map[string]func(*Config){
+		"heads":     func(c *Config) { c.Heads = 5 },
+		"kv":        func(c *Config) { c.KVHeads = 3 },
+		"type":      func(c *Config) { c.Type = ggml.Q4_K },
+		"block":     func(c *Config) { c.FF = 100; c.Type = ggml.Q4_0 },
+		"vocab":     func(c *Config) { c.VocabSize = 10 },
+		"zero":      func(c *Config) { c.Layers = 0 },
+		"rope base": func(c *Config) { c.RopeBase = 0 },
+	} {
+		c := small(ggml.F32)
+		mut(&c)
+		if err := Write(context.Background(), io.Discard, c, nil); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
