@@ -24,7 +24,12 @@ func Dequantize(t ggml.Type, src []byte, dst []float32) error {
 		}
 	case ggml.F16:
 		for i := range dst {
-			dst[i] = F16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
+			h := binary.LittleEndian.Uint16(src[2*i:])
+			if f16IsNormal(h) {
+				dst[i] = f16Normal(h)
+			} else {
+				dst[i] = f16Special(h)
+			}
 		}
 	case ggml.BF16:
 		for i := range dst {

@@ -294,11 +294,17 @@ func dotF32(n int, w, a []byte) float32 {
 
 func dotF16(n int, w, a []byte) float32 {
 	w, a = w[:2*n], a[:2*n]
-	var s float64
+	var s0, s1 float64
 	for i := 0; i < n; i++ {
-		s += float64(F16ToF32(binary.LittleEndian.Uint16(w[2*i:]))) * float64(F16ToF32(binary.LittleEndian.Uint16(a[2*i:])))
+		hw := binary.LittleEndian.Uint16(w[2*i:])
+		ha := binary.LittleEndian.Uint16(a[2*i:])
+		if f16IsNormal(hw) && f16IsNormal(ha) {
+			s0 += float64(f16Normal(hw)) * float64(f16Normal(ha))
+		} else {
+			s1 += float64(F16ToF32(hw)) * float64(F16ToF32(ha))
+		}
 	}
-	return float32(s)
+	return float32(s0 + s1)
 }
 
 func dotBF16(n int, w, a []byte) float32 {

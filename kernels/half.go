@@ -6,21 +6,35 @@ import "math"
 // representable in binary32, so this is exact; NaN payloads are kept (shifted
 // into the high mantissa bits, as F16C's VCVTPH2PS does).
 func F16ToF32(h uint16) float32 {
+	if f16IsNormal(h) {
+		return f16Normal(h)
+	}
+	return f16Special(h)
+}
+
+// f16IsNormal and f16Normal are F16ToF32's fast path, split out so that hot
+// loops can inline it (F16ToF32 itself is over the inlining budget).
+func f16IsNormal(h uint16) bool { return h&0x7c00-0x400 < 0x7800 } // exponent 1..30; 0 wraps
+
+// f16Normal rebiases the exponent (15 → 127) by adding 112<<10 to the
+// magnitude bits and moves them into place; valid only for normal numbers.
+func f16Normal(h uint16) float32 {
+	return math.Float32frombits(uint32(h&0x8000)<<16 | (uint32(h&0x7fff)+112<<10)<<13)
+}
+
+// f16Special handles zeros, subnormals, infinities and NaN.
+func f16Special(h uint16) float32 {
 	sign := uint32(h&0x8000) << 16
-	exp := uint32(h>>10) & 0x1f
 	man := uint32(h) & 0x3ff
-	switch exp {
-	case 0:
-		if man == 0 {
-			return math.Float32frombits(sign)
-		}
-		// Subnormal: man × 2^-24, exact in binary32 (10 significant bits).
-		v := float32(man) * (1.0 / (1 << 24))
-		return math.Float32frombits(math.Float32bits(v) | sign)
-	case 0x1f:
+	if h&0x7c00 == 0x7c00 {
 		return math.Float32frombits(sign | 0x7f800000 | man<<13)
 	}
-	return math.Float32frombits(sign | (exp+(127-15))<<23 | man<<13)
+	if man == 0 {
+		return math.Float32frombits(sign)
+	}
+	// Subnormal: man × 2^-24, exact in binary32 (10 significant bits).
+	v := float32(man) * (1.0 / (1 << 24))
+	return math.Float32frombits(math.Float32bits(v) | sign)
 }
 
 // F32ToF16 rounds to the nearest binary16 value, ties to even, the rounding

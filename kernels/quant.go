@@ -136,7 +136,15 @@ func Quantize(t ggml.Type, src []float32, dst []byte) error {
 }
 
 func putF16(b []byte, f float32) { binary.LittleEndian.PutUint16(b, F32ToF16(f)) }
-func getF16(b []byte) float32    { return F16ToF32(binary.LittleEndian.Uint16(b)) }
+
+// getF16 loads a little-endian fp16 block scale.
+func getF16(b []byte) float32 {
+	h := binary.LittleEndian.Uint16(b)
+	if f16IsNormal(h) {
+		return f16Normal(h)
+	}
+	return f16Special(h)
+}
 
 func quantFloat(t ggml.Type, x []float32, dst []byte) {
 	switch t {
