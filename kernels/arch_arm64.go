@@ -20,6 +20,13 @@ var neonDots = []archDot{
 	{ggml.Q6_K, dotQ6_KQ8_KNEON},
 	{ggml.F32, dotF32NEON},
 	{ggml.F16, dotF16NEON},
+	{ggml.Q4_1, dotQ4_1Q8_1NEON},
+	{ggml.Q5_0, dotQ5_0Q8_0NEON},
+	{ggml.Q5_1, dotQ5_1Q8_1NEON},
+	{ggml.Q2_K, dotQ2_KQ8_KNEON},
+	{ggml.Q3_K, dotQ3_KQ8_KNEON},
+	{ggml.Q5_K, dotQ5_KQ8_KNEON},
+	{ggml.BF16, dotBF16NEON},
 }
 
 //go:noescape
@@ -39,3 +46,24 @@ func dotF32NEON(n int, w, a *byte) float32
 
 //go:noescape
 func dotF16NEON(n int, w, a *byte) float32
+
+//go:noescape
+func dotQ4_1Q8_1NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_0Q8_0NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_1Q8_1NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ2_KQ8_KNEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ3_KQ8_KNEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_KQ8_KNEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotBF16NEON(n int, w, a *byte) float32

@@ -15,6 +15,7 @@
 #define SMLAL2_8H(d, n, m) WORD $(0x4E208000 | ((m)<<16) | ((n)<<5) | (d))
 // Vd.4S = Vn.4H × Vm.4H (signed); SMLAL2_4S accumulates the upper halves.
 #define SMULL4S(d, n, m) WORD $(0x0E60C000 | ((m)<<16) | ((n)<<5) | (d))
+#define SMLAL4S(d, n, m) WORD $(0x0E608000 | ((m)<<16) | ((n)<<5) | (d))
 #define SMLAL2_4S(d, n, m) WORD $(0x4E608000 | ((m)<<16) | ((n)<<5) | (d))
 // Vd.4S += Vn.4H × Vm.H[i] (lower / upper four lanes of Vn); m ≤ 15.
 #define SMLALE(d, n, m, i) WORD $(0x0F402000 | ((((i)>>2)&1)<<11) | ((((i)>>1)&1)<<21) | (((i)&1)<<20) | ((m)<<16) | ((n)<<5) | (d))
@@ -135,6 +136,55 @@ q80done:
 	SMLALE(6, 10, 13, 2*j+1); \
 	SMLAL2E(6, 10, 13, 2*j+1)
 
+// Q4_K/Q5_K header: R4/R5 = fp16 d/dmin, V13.H[0..7] = the 6-bit scales,
+// F30 = float(Σ min_j·(bsum_2j + bsum_2j+1)).
+#define K4HEAD \
+	MOVHU 0(R1), R4; \
+	MOVHU 2(R1), R5; \
+	MOVWU 4(R1), R6; \
+	MOVWU 8(R1), R7; \
+	MOVWU 12(R1), R8; \
+	ANDW $0x3f3f3f3f, R6, R9; \
+	ANDW $0x3f3f3f3f, R7, R10; \
+	ANDW $0x0f0f0f0f, R8, R11; \
+	LSRW $6, R6, R12; \
+	ANDW $0x03030303, R12, R12; \
+	ORRW R12<<4, R11, R11; \
+	LSRW $4, R8, R13; \
+	ANDW $0x0f0f0f0f, R13, R13; \
+	LSRW $6, R7, R12; \
+	ANDW $0x03030303, R12, R12; \
+	ORRW R12<<4, R13, R13; \
+	ORR R11<<32, R9, R9; \
+	FMOVD R9, F13; \
+	VUXTL V13.B8, V13.H8; \
+	ORR R13<<32, R10, R10; \
+	FMOVD R10, F12; \
+	VUXTL V12.B8, V12.H8; \
+	ADD $260, R2, R14; \
+	VLD1 (R14), [V20.H8, V21.H8]; \
+	VADDP V21.H8, V20.H8, V22.H8; \
+	SMULL4S(24, 22, 12); \
+	SMLAL2_4S(24, 22, 12); \
+	VADDV V24.S4, V24; \
+	VMOV V24.S[0], R16; \
+	SCVTFWS R16, F30
+
+// F25 += d·a.d·float(ΣV6) - dmin·a.d·F30.
+#define K4TAIL \
+	VADDV V6.S4, V6; \
+	VMOV V6.S[0], R16; \
+	SCVTFWS R16, F6; \
+	FMOVS (R2), F1; \
+	FMOVS R4, F2; \
+	FCVTHS F2, F2; \
+	FMULS F1, F2, F2; \
+	FMOVS R5, F3; \
+	FCVTHS F3, F3; \
+	FMULS F1, F3, F3; \
+	FMADDS F6, F25, F2, F25; \
+	FMSUBS F30, F25, F3, F25
+
 // The running sum lives in F25 because V0 (F0) is a load register here.
 // func dotQ4_KQ8_KNEON(nb int, w, a *byte) float32
 TEXT ·dotQ4_KQ8_KNEON(SB), NOSPLIT, $0-28
@@ -145,36 +195,7 @@ TEXT ·dotQ4_KQ8_KNEON(SB), NOSPLIT, $0-28
 	FMOVS ZR, F25
 	CBZ R0, q4kdone
 q4kloop:
-	MOVHU 0(R1), R4
-	MOVHU 2(R1), R5
-	MOVWU 4(R1), R6
-	MOVWU 8(R1), R7
-	MOVWU 12(R1), R8
-	ANDW $0x3f3f3f3f, R6, R9
-	ANDW $0x3f3f3f3f, R7, R10
-	ANDW $0x0f0f0f0f, R8, R11
-	LSRW $6, R6, R12
-	ANDW $0x03030303, R12, R12
-	ORRW R12<<4, R11, R11
-	LSRW $4, R8, R13
-	ANDW $0x0f0f0f0f, R13, R13
-	LSRW $6, R7, R12
-	ANDW $0x03030303, R12, R12
-	ORRW R12<<4, R13, R13
-	ORR R11<<32, R9, R9
-	FMOVD R9, F13
-	VUXTL V13.B8, V13.H8
-	ORR R13<<32, R10, R10
-	FMOVD R10, F12
-	VUXTL V12.B8, V12.H8
-	ADD $260, R2, R14
-	VLD1 (R14), [V20.H8, V21.H8]
-	VADDP V21.H8, V20.H8, V22.H8
-	SMULL4S(24, 22, 12)
-	SMLAL2_4S(24, 22, 12)
-	VADDV V24.S4, V24
-	VMOV V24.S[0], R16
-	SCVTFWS R16, F24
+	K4HEAD
 	VEOR V6.B16, V6.B16, V6.B16
 	ADD $16, R1, R14
 	ADD $4, R2, R15
@@ -182,18 +203,7 @@ q4kloop:
 	Q4K_CHUNK(1)
 	Q4K_CHUNK(2)
 	Q4K_CHUNK(3)
-	VADDV V6.S4, V6
-	VMOV V6.S[0], R16
-	SCVTFWS R16, F6
-	FMOVS (R2), F1
-	FMOVS R4, F2
-	FCVTHS F2, F2
-	FMULS F1, F2, F2
-	FMOVS R5, F3
-	FCVTHS F3, F3
-	FMULS F1, F3, F3
-	FMADDS F6, F25, F2, F25
-	FMSUBS F24, F25, F3, F25
+	K4TAIL
 	ADD $144, R1, R1
 	ADD $292, R2, R2
 	SUBS $1, R0, R0
@@ -404,5 +414,433 @@ f16tl:
 	SUB $1, R0, R0
 	B f16tl
 f16done:
+	FMOVS F0, ret+24(FP)
+	RET
+
+// ---- remaining types.
+
+// qhIdx: TBL indices spreading qh bytes 0,1 (and 2,3) over 8 lanes each;
+// qhBit: the bit each lane tests.
+DATA qhIdx<>+0(SB)/8, $0x0000000000000000
+DATA qhIdx<>+8(SB)/8, $0x0101010101010101
+DATA qhIdx<>+16(SB)/8, $0x0202020202020202
+DATA qhIdx<>+24(SB)/8, $0x0303030303030303
+DATA qhIdx<>+32(SB)/8, $0x8040201008040201
+DATA qhIdx<>+40(SB)/8, $0x8040201008040201
+GLOBL qhIdx<>(SB), RODATA|NOPTR, $48
+
+// V21/V22 = 0x10 where bit j (j = 0..15 / 16..31) of the 32-bit word in R6
+// is set. Needs V24, V25 = qhIdx and V26 = qhBit, V14 = 0x10 bytes.
+#define QHBITS \
+	FMOVS R6, F20; \
+	VTBL V24.B16, [V20.B16], V21.B16; \
+	VTBL V25.B16, [V20.B16], V22.B16; \
+	VCMTST V26.B16, V21.B16, V21.B16; \
+	VCMTST V26.B16, V22.B16, V22.B16; \
+	VAND V14.B16, V21.B16, V21.B16; \
+	VAND V14.B16, V22.B16, V22.B16
+
+#define QHSETUP \
+	MOVD $qhIdx<>(SB), R8; \
+	VLD1 (R8), [V24.B16, V25.B16, V26.B16]; \
+	VMOVI $16, V14.B16; \
+	VMOVI $15, V15.B16
+
+// V5.4S = Σ over one 32-element block of V1(lo16)·V2 + V0(hi16)·V3, int8.
+#define BLOCKSUM \
+	SMULL8H(4, 1, 2); \
+	SMLAL2_8H(4, 1, 2); \
+	SMLAL8H(4, 0, 3); \
+	SMLAL2_8H(4, 0, 3); \
+	SADDLP4S(5, 4); \
+	SCVTF4S(5, 5)
+
+// func dotQ4_1Q8_1NEON(nb int, w, a *byte) float32
+TEXT ·dotQ4_1Q8_1NEON(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	VMOVI $15, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	FMOVS ZR, F26
+	CBZ R0, q41done
+q41loop:
+	MOVHU.P 2(R1), R4
+	MOVHU.P 2(R1), R6
+	MOVHU.P 2(R2), R5
+	MOVHU.P 2(R2), R7
+	VLD1.P 16(R1), [V0.B16]
+	VLD1.P 32(R2), [V2.B16, V3.B16]
+	DPRODH
+	FMOVS R6, F11
+	FCVTHS F11, F11
+	FMOVS R7, F12
+	FCVTHS F12, F12
+	FMADDS F12, F26, F11, F26
+	VAND V15.B16, V0.B16, V1.B16
+	VUSHR $4, V0.B16, V0.B16
+	BLOCKSUM
+	FMLAS0(16, 5, 9)
+	SUBS $1, R0, R0
+	BNE q41loop
+q41done:
+	HSUM16
+	FADDS F26, F0, F0
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func dotQ5_0Q8_0NEON(nb int, w, a *byte) float32
+TEXT ·dotQ5_0Q8_0NEON(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	QHSETUP
+	VEOR V16.B16, V16.B16, V16.B16
+	CBZ R0, q50done
+q50loop:
+	MOVHU.P 2(R1), R4
+	MOVWU.P 4(R1), R6
+	MOVHU.P 2(R2), R5
+	VLD1.P 16(R1), [V0.B16]
+	VLD1.P 32(R2), [V2.B16, V3.B16]
+	DPRODH
+	QHBITS
+	VAND V15.B16, V0.B16, V1.B16
+	VUSHR $4, V0.B16, V0.B16
+	VORR V21.B16, V1.B16, V1.B16
+	VORR V22.B16, V0.B16, V0.B16
+	VSUB V14.B16, V1.B16, V1.B16
+	VSUB V14.B16, V0.B16, V0.B16
+	BLOCKSUM
+	FMLAS0(16, 5, 9)
+	SUBS $1, R0, R0
+	BNE q50loop
+q50done:
+	HSUM16
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func dotQ5_1Q8_1NEON(nb int, w, a *byte) float32
+TEXT ·dotQ5_1Q8_1NEON(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	QHSETUP
+	VEOR V16.B16, V16.B16, V16.B16
+	FMOVS ZR, F27
+	CBZ R0, q51done
+q51loop:
+	MOVHU.P 2(R1), R4
+	MOVHU.P 2(R1), R7
+	MOVWU.P 4(R1), R6
+	MOVHU.P 2(R2), R5
+	MOVHU.P 2(R2), R8
+	VLD1.P 16(R1), [V0.B16]
+	VLD1.P 32(R2), [V2.B16, V3.B16]
+	DPRODH
+	FMOVS R7, F11
+	FCVTHS F11, F11
+	FMOVS R8, F12
+	FCVTHS F12, F12
+	FMADDS F12, F27, F11, F27
+	QHBITS
+	VAND V15.B16, V0.B16, V1.B16
+	VUSHR $4, V0.B16, V0.B16
+	VORR V21.B16, V1.B16, V1.B16
+	VORR V22.B16, V0.B16, V0.B16
+	BLOCKSUM
+	FMLAS0(16, 5, 9)
+	SUBS $1, R0, R0
+	BNE q51loop
+q51done:
+	HSUM16
+	FADDS F27, F0, F0
+	FMOVS F0, ret+24(FP)
+	RET
+
+// Q5_K chunk j: Q4_K's chunk with bit 2j / 2j+1 of qh (V28 = qh[0:16],
+// V29 = qh[16:32]) as bit 4 of the low / high nibbles.
+#define Q5K_CHUNK(j) \
+	VLD1.P 32(R14), [V0.B16, V1.B16]; \
+	VLD1.P 64(R15), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	VAND V15.B16, V0.B16, V7.B16; \
+	VAND V15.B16, V1.B16, V8.B16; \
+	VUSHR $4, V0.B16, V0.B16; \
+	VUSHR $4, V1.B16, V1.B16; \
+	VMOVI $(1<<(2*j)), V26.B16; \
+	VCMTST V26.B16, V28.B16, V27.B16; \
+	VAND V14.B16, V27.B16, V27.B16; \
+	VORR V27.B16, V7.B16, V7.B16; \
+	VCMTST V26.B16, V29.B16, V27.B16; \
+	VAND V14.B16, V27.B16, V27.B16; \
+	VORR V27.B16, V8.B16, V8.B16; \
+	VMOVI $(2<<(2*j)), V26.B16; \
+	VCMTST V26.B16, V28.B16, V27.B16; \
+	VAND V14.B16, V27.B16, V27.B16; \
+	VORR V27.B16, V0.B16, V0.B16; \
+	VCMTST V26.B16, V29.B16, V27.B16; \
+	VAND V14.B16, V27.B16, V27.B16; \
+	VORR V27.B16, V1.B16, V1.B16; \
+	SMULL8H(9, 7, 2); \
+	SMLAL2_8H(9, 7, 2); \
+	SMLAL8H(9, 8, 3); \
+	SMLAL2_8H(9, 8, 3); \
+	SMLALE(6, 9, 13, 2*j); \
+	SMLAL2E(6, 9, 13, 2*j); \
+	SMULL8H(10, 0, 4); \
+	SMLAL2_8H(10, 0, 4); \
+	SMLAL8H(10, 1, 5); \
+	SMLAL2_8H(10, 1, 5); \
+	SMLALE(6, 10, 13, 2*j+1); \
+	SMLAL2E(6, 10, 13, 2*j+1)
+
+// func dotQ5_KQ8_KNEON(nb int, w, a *byte) float32
+TEXT ·dotQ5_KQ8_KNEON(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	VMOVI $15, V15.B16
+	VMOVI $16, V14.B16
+	FMOVS ZR, F25
+	CBZ R0, q5kdone
+q5kloop:
+	K4HEAD
+	ADD $16, R1, R14
+	VLD1 (R14), [V28.B16, V29.B16]
+	VEOR V6.B16, V6.B16, V6.B16
+	ADD $48, R1, R14
+	ADD $4, R2, R15
+	Q5K_CHUNK(0)
+	Q5K_CHUNK(1)
+	Q5K_CHUNK(2)
+	Q5K_CHUNK(3)
+	K4TAIL
+	ADD $176, R1, R1
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE q5kloop
+q5kdone:
+	FMOVS F25, ret+24(FP)
+	RET
+
+// One 16-element group with scale H[i] of Vs: sumi V6 += scale·Σ Vq·Vy.
+#define KGROUP(q, y, s, i) \
+	SMULL8H(24, q, y); \
+	SMLAL2_8H(24, q, y); \
+	SMLALE(6, 24, s, i); \
+	SMLAL2E(6, 24, s, i)
+
+// Q2_K half: 2-bit quants V0 (q[0:16]), V1 (q[16:32]) at shift 2j go with
+// activations V16.. (R15) and scales 2j, 2j+1 of Vs.
+#define Q2K_HALF(s) \
+	VLD1.P 32(R14), [V0.B16, V1.B16]; \
+	VLD1.P 64(R15), [V16.B16, V17.B16, V18.B16, V19.B16]; \
+	VLD1.P 64(R15), [V20.B16, V21.B16, V22.B16, V23.B16]; \
+	VAND V15.B16, V0.B16, V7.B16; \
+	VAND V15.B16, V1.B16, V8.B16; \
+	KGROUP(7, 16, s, 0); \
+	KGROUP(8, 17, s, 1); \
+	VUSHR $2, V0.B16, V7.B16; \
+	VUSHR $2, V1.B16, V8.B16; \
+	VAND V15.B16, V7.B16, V7.B16; \
+	VAND V15.B16, V8.B16, V8.B16; \
+	KGROUP(7, 18, s, 2); \
+	KGROUP(8, 19, s, 3); \
+	VUSHR $4, V0.B16, V7.B16; \
+	VUSHR $4, V1.B16, V8.B16; \
+	VAND V15.B16, V7.B16, V7.B16; \
+	VAND V15.B16, V8.B16, V8.B16; \
+	KGROUP(7, 20, s, 4); \
+	KGROUP(8, 21, s, 5); \
+	VUSHR $6, V0.B16, V7.B16; \
+	VUSHR $6, V1.B16, V8.B16; \
+	KGROUP(7, 22, s, 6); \
+	KGROUP(8, 23, s, 7)
+
+// func dotQ2_KQ8_KNEON(nb int, w, a *byte) float32
+TEXT ·dotQ2_KQ8_KNEON(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	VMOVI $3, V15.B16
+	VMOVI $15, V14.B16
+	FMOVS ZR, F25
+	CBZ R0, q2kdone
+q2kloop:
+	MOVHU 80(R1), R4
+	MOVHU 82(R1), R5
+	VLD1 (R1), [V0.B16]
+	VUSHR $4, V0.B16, V1.B16
+	VAND V14.B16, V0.B16, V0.B16
+	VUXTL2 V1.B16, V11.H8
+	VUXTL V1.B8, V10.H8
+	VUXTL2 V0.B16, V13.H8
+	VUXTL V0.B8, V12.H8
+	ADD $260, R2, R14
+	VLD1 (R14), [V20.H8, V21.H8]
+	SMULL4S(24, 20, 10)
+	SMLAL2_4S(24, 20, 10)
+	SMLAL4S(24, 21, 11)
+	SMLAL2_4S(24, 21, 11)
+	VADDV V24.S4, V24
+	VMOV V24.S[0], R16
+	SCVTFWS R16, F30
+	VEOR V6.B16, V6.B16, V6.B16
+	ADD $16, R1, R14
+	ADD $4, R2, R15
+	Q2K_HALF(12)
+	Q2K_HALF(13)
+	K4TAIL
+	ADD $84, R1, R1
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE q2kloop
+q2kdone:
+	FMOVS F25, ret+24(FP)
+	RET
+
+// Q3_K chunk: 2-bit values in the low bits of V7/V8 (V0/V1 shifted), high bit m of hmask
+// (V28/V29) clear means -4; groups use scales k, k+1 of Vs.
+#define Q3K_CHUNK(m, s, k, ya, yb) \
+	VAND V15.B16, V7.B16, V7.B16; \
+	VAND V15.B16, V8.B16, V8.B16; \
+	VMOVI $(1<<(m)), V26.B16; \
+	VCMTST V26.B16, V28.B16, V27.B16; \
+	VAND V14.B16, V27.B16, V27.B16; \
+	VORR V27.B16, V7.B16, V7.B16; \
+	VCMTST V26.B16, V29.B16, V27.B16; \
+	VAND V14.B16, V27.B16, V27.B16; \
+	VORR V27.B16, V8.B16, V8.B16; \
+	VSUB V14.B16, V7.B16, V7.B16; \
+	VSUB V14.B16, V8.B16, V8.B16; \
+	KGROUP(7, ya, s, k); \
+	KGROUP(8, yb, s, k+1)
+
+// func dotQ3_KQ8_KNEON(nb int, w, a *byte) float32
+TEXT ·dotQ3_KQ8_KNEON(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	VMOVI $3, V15.B16
+	VMOVI $4, V14.B16
+	VMOVI $32, V11.B16
+	FMOVS ZR, F25
+	CBZ R0, q3kdone
+q3kloop:
+	MOVHU 108(R1), R4
+	MOVWU 96(R1), R6
+	MOVWU 100(R1), R7
+	MOVWU 104(R1), R8
+	ANDW $0x0f0f0f0f, R6, R9
+	ANDW $0x03030303, R8, R12
+	ORRW R12<<4, R9, R9
+	ANDW $0x0f0f0f0f, R7, R10
+	LSRW $2, R8, R12
+	ANDW $0x03030303, R12, R12
+	ORRW R12<<4, R10, R10
+	LSRW $4, R6, R11
+	ANDW $0x0f0f0f0f, R11, R11
+	LSRW $4, R8, R12
+	ANDW $0x03030303, R12, R12
+	ORRW R12<<4, R11, R11
+	LSRW $4, R7, R13
+	ANDW $0x0f0f0f0f, R13, R13
+	LSRW $6, R8, R12
+	ANDW $0x03030303, R12, R12
+	ORRW R12<<4, R13, R13
+	ORR R10<<32, R9, R9
+	ORR R13<<32, R11, R11
+	FMOVD R9, F12
+	VMOV R11, V12.D[1]
+	VSUB V11.B16, V12.B16, V12.B16
+	SXTL2_8H(13, 12)
+	SXTL8H(12, 12)
+	VLD1 (R1), [V28.B16, V29.B16]
+	VEOR V6.B16, V6.B16, V6.B16
+	ADD $32, R1, R14
+	ADD $4, R2, R15
+	VLD1.P 32(R14), [V0.B16, V1.B16]
+	VLD1.P 64(R15), [V16.B16, V17.B16, V18.B16, V19.B16]
+	VLD1.P 64(R15), [V20.B16, V21.B16, V22.B16, V23.B16]
+	VORR V0.B16, V0.B16, V7.B16
+	VORR V1.B16, V1.B16, V8.B16
+	Q3K_CHUNK(0, 12, 0, 16, 17)
+	VUSHR $2, V0.B16, V7.B16
+	VUSHR $2, V1.B16, V8.B16
+	Q3K_CHUNK(1, 12, 2, 18, 19)
+	VUSHR $4, V0.B16, V7.B16
+	VUSHR $4, V1.B16, V8.B16
+	Q3K_CHUNK(2, 12, 4, 20, 21)
+	VUSHR $6, V0.B16, V7.B16
+	VUSHR $6, V1.B16, V8.B16
+	Q3K_CHUNK(3, 12, 6, 22, 23)
+	VLD1.P 32(R14), [V0.B16, V1.B16]
+	VLD1.P 64(R15), [V16.B16, V17.B16, V18.B16, V19.B16]
+	VLD1.P 64(R15), [V20.B16, V21.B16, V22.B16, V23.B16]
+	VORR V0.B16, V0.B16, V7.B16
+	VORR V1.B16, V1.B16, V8.B16
+	Q3K_CHUNK(4, 13, 0, 16, 17)
+	VUSHR $2, V0.B16, V7.B16
+	VUSHR $2, V1.B16, V8.B16
+	Q3K_CHUNK(5, 13, 2, 18, 19)
+	VUSHR $4, V0.B16, V7.B16
+	VUSHR $4, V1.B16, V8.B16
+	Q3K_CHUNK(6, 13, 4, 20, 21)
+	VUSHR $6, V0.B16, V7.B16
+	VUSHR $6, V1.B16, V8.B16
+	Q3K_CHUNK(7, 13, 6, 22, 23)
+	VADDV V6.S4, V6
+	VMOV V6.S[0], R16
+	SCVTFWS R16, F6
+	FMOVS (R2), F1
+	FMOVS R4, F2
+	FCVTHS F2, F2
+	FMULS F1, F2, F2
+	FMADDS F6, F25, F2, F25
+	ADD $110, R1, R1
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE q3kloop
+q3kdone:
+	FMOVS F25, ret+24(FP)
+	RET
+
+// func dotBF16NEON(n int, w, a *byte) float32
+// bf16 → f32 is a 16-bit left shift: zip zeros below each half.
+TEXT ·dotBF16NEON(SB), NOSPLIT, $0-28
+	MOVD n+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	VEOR V31.B16, V31.B16, V31.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+bf16loop8:
+	CMP $8, R0
+	BLT bf16fold
+	VLD1.P 16(R1), [V0.H8]
+	VLD1.P 16(R2), [V2.H8]
+	VZIP1 V0.H8, V31.H8, V4.H8
+	VZIP2 V0.H8, V31.H8, V5.H8
+	VZIP1 V2.H8, V31.H8, V6.H8
+	VZIP2 V2.H8, V31.H8, V7.H8
+	VFMLA V6.S4, V4.S4, V16.S4
+	VFMLA V7.S4, V5.S4, V17.S4
+	SUB $8, R0, R0
+	B bf16loop8
+bf16fold:
+	FADD4S(16, 16, 17)
+	HSUM16
+bf16tl:
+	CBZ R0, bf16done
+	MOVHU.P 2(R1), R4
+	MOVHU.P 2(R2), R5
+	LSLW $16, R4, R4
+	LSLW $16, R5, R5
+	FMOVS R4, F1
+	FMOVS R5, F2
+	FMADDS F2, F0, F1, F0
+	SUB $1, R0, R0
+	B bf16tl
+bf16done:
 	FMOVS F0, ret+24(FP)
 	RET
