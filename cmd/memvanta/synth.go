@@ -13,6 +13,7 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/synth"
+	"github.com/memvanta/memvanta/kernels"
 )
 
 // runSynth writes a synthetic llama GGUF (see core/synth for the weight
@@ -52,6 +53,7 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	cfg := synth.Config{
 		Embd: *embd, Layers: *layers, Heads: *heads, KVHeads: *kvHeads, FF: *ff, Ctx: *ctxLen,
 		RopeBase: float32(*ropeBase), Eps: float32(*eps), Type: t, VocabSize: *vocabN, Seed: *seed, Name: *name,
+		Quantize: kernels.Quantize,
 	}
 	if *vocabFrom != "" {
 		vf, err := openGGUF(*vocabFrom)

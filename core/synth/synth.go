@@ -32,6 +32,7 @@ package synth
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -43,7 +44,6 @@ import (
 
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/gguf"
-	"github.com/memvanta/memvanta/kernels"
 )
 
 // Config is the model shape and generation parameters.
@@ -60,6 +60,10 @@ type Config struct {
 	Name      string  // general.name; default describes the shape
 	Gain      float32 // structured logit gain (default 12)
 	Noise     float32 // random logit std (default 1)
+	// Quantize encodes one row of f32 into Type (kernels.Quantize). It is
+	// injected rather than imported so this package stays free of the
+	// native kernel dispatch (cpuid, x/sys); nil handles F32 only.
+	Quantize func(t ggml.Type, src []float32, dst []byte) error
 }
 
 // Progress is called after each chunk of rows with bytes of tensor data
@@ -109,6 +113,9 @@ func (c Config) validate() error {
 		if uint64(n)%bs != 0 {
 			return fmt.Errorf("synth: row length %d is not a multiple of the %s block size %d", n, c.Type, bs)
 		}
+	}
+	if c.Quantize == nil && c.Type != ggml.F32 {
+		return fmt.Errorf("synth: type %s needs Config.Quantize (kernels.Quantize)", c.Type)
 	}
 	if c.Vocab == nil && c.VocabSize < 259+26 {
 		return fmt.Errorf("synth: synthetic vocab needs at least %d tokens, got %d", 259+26, c.VocabSize)
@@ -403,7 +410,7 @@ func (g *gen) tensor(ctx context.Context, w io.Writer, p plan, progress func(uin
 				for r := r0 + wk; r < r1; r += workers {
 					g.row(p, r, scratch[wk])
 					dst := out[(r-r0)*int(rowBytes) : (r-r0+1)*int(rowBytes)]
-					if err := kernels.Quantize(p.info.Type, scratch[wk], dst); err != nil {
+					if err := g.quantize(p.info.Type, scratch[wk], dst); err != nil {
 						errs[wk] = fmt.Errorf("synth: %s row %d: %w", p.info.Name, r, err)
 						return
 					}
@@ -419,6 +426,19 @@ func (g *gen) tensor(ctx context.Context, w io.Writer, p plan, progress func(uin
 			return fmt.Errorf("synth: write %s: %w", p.info.Name, err)
 		}
 		progress(uint64(n))
+	}
+	return nil
+}
+
+func (g *gen) quantize(t ggml.Type, src []float32, dst []byte) error {
+	if g.c.Quantize != nil {
+		return g.c.Quantize(t, src, dst)
+	}
+	if t != ggml.F32 || len(dst) != 4*len(src) {
+		return fmt.Errorf("no quantizer for %s", t)
+	}
+	for i, v := range src {
+		binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(v))
 	}
 	return nil
 }

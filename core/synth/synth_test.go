@@ -16,7 +16,7 @@ import (
 )
 
 func small(t ggml.Type) Config {
-	return Config{Embd: 64, Layers: 2, Heads: 4, KVHeads: 2, FF: 128, Ctx: 256, RopeBase: 10000, Eps: 1e-5, Type: t, VocabSize: 400, Seed: 7}
+	return Config{Embd: 64, Layers: 2, Heads: 4, KVHeads: 2, FF: 128, Ctx: 256, RopeBase: 10000, Eps: 1e-5, Type: t, VocabSize: 400, Seed: 7, Quantize: kernels.Quantize}
 }
 
 func write(t *testing.T, c Config) []byte {
@@ -214,6 +214,7 @@ func TestRejects(t *testing.T) {
 		"vocab":     func(c *Config) { c.VocabSize = 10 },
 		"zero":      func(c *Config) { c.Layers = 0 },
 		"rope base": func(c *Config) { c.RopeBase = 0 },
+		"no quant":  func(c *Config) { c.Type = ggml.Q8_0; c.Quantize = nil },
 	} {
 		c := small(ggml.F32)
 		mut(&c)
