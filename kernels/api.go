@@ -3,6 +3,15 @@
 // vector/matrix, and the f32 vector ops. The portable scalar half is pure Go
 // and builds for GOOS=wasip1; native SIMD lives in *_amd64.s / *_arm64.s files
 // and is selected once at start-up (see Select).
+//
+// A matrix × vector product is: QuantizeAct(ActType(t), x, a) once per input
+// row, then k.MatVec(pool, t, rows, cols, w, a, y) with k = Select(). Every
+// integer part of a dot product is exact and laid out as in ggml, so results
+// track llama.cpp to f32 summation order; block formats, quantization and
+// dequantization are bit-exact with ggml (testdata/golden holds vectors made
+// by llama.cpp's own libggml). The CLI should call Selected once at start-up:
+// it returns an error for a bad MEMVANTA_KERNELS value, and the chosen
+// Impl's Name is what bench output reports.
 package kernels
 
 import "github.com/memvanta/memvanta/core/ggml"
