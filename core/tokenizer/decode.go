@@ -159,3 +159,75 @@ func completePrefix(b []byte) int {
 	}
 	return n
 }
+
+// Detokenize is llama.cpp's llama_detokenize with remove_special=false and
+// unparse_special=special, i.e. what llama.cpp (and node-llama-cpp's
+// detokenize) print: the first piece loses one leading space when the
+// vocabulary adds a space prefix, and BPE vocabularies with
+// clean_up_tokenization_spaces get llama.cpp's space clean-up passes.
+func (t *Tokenizer) Detokenize(ids []int32, special bool) string {
+	var out []byte
+	for i, id := range ids {
+		start := len(out)
+		out = t.appendPiece(out, id, special)
+		if i == 0 && t.addSpacePrefix && len(out) > start && out[start] == ' ' {
+			out = append(out[:start], out[start+1:]...)
+		}
+	}
+	if t.cleanSpaces {
+		out = cleanSpaces(out)
+	}
+	return string(out)
+}
+
+// cleanSpaces runs llama.cpp's three in-place clean-up passes literally
+// (including pass two's overwrite of the skipped space, which later passes
+// and iterations observe).
+func cleanSpaces(text []byte) []byte {
+	// pass 1: " ?", " !", " .", " ," lose the space
+	total1 := len(text)
+	total := min(total1, 1)
+	for i := 1; i < total1; i++ {
+		x := text[i]
+		if text[i-1] == ' ' && (x == '?' || x == '!' || x == '.' || x == ',') {
+			total--
+		}
+		text[total] = x
+		total++
+	}
+	// pass 2: a single apostrophe between spaces loses both spaces
+	total2 := total
+	total = min(total2, 1)
+	for i := 1; i < total2; i++ {
+		x := text[i]
+		if x == '\'' && i+1 < total2 && text[i-1] == ' ' && text[i+1] == ' ' {
+			total--
+			i++
+			text[i] = 0
+		}
+		text[total] = x
+		total++
+	}
+	// pass 3: " 's", " 'm", " 're", " 've" lose the space
+	total3 := total
+	total = min(total3, 1)
+	for i := 1; i < total3; i++ {
+		x := text[i]
+		if text[i-1] == ' ' && x == '\'' && i+1 < total3 {
+			x1 := text[i+1]
+			switch {
+			case x1 == 't' || x1 == 'd':
+			case x1 == 's' || x1 == 'm':
+				total--
+			case i+2 < total3:
+				x2 := text[i+2]
+				if x1 == 'r' && x2 == 'e' || x1 == 'v' && x2 == 'e' {
+					total--
+				}
+			}
+		}
+		text[total] = x
+		total++
+	}
+	return text[:total]
+}

@@ -21,6 +21,15 @@ const (
 	keyEOM         = "tokenizer.ggml.eom_token_id"
 	keyUNK         = "tokenizer.ggml.unknown_token_id"
 	keyPAD         = "tokenizer.ggml.padding_token_id"
+	keyFIMPre      = "tokenizer.ggml.fim_pre_token_id"
+	keyFIMSuf      = "tokenizer.ggml.fim_suf_token_id"
+	keyFIMMid      = "tokenizer.ggml.fim_mid_token_id"
+	keyFIMPad      = "tokenizer.ggml.fim_pad_token_id"
+	keyFIMRep      = "tokenizer.ggml.fim_rep_token_id"
+	keyFIMSep      = "tokenizer.ggml.fim_sep_token_id"
+	keyPrefix      = "tokenizer.ggml.prefix_token_id" // deprecated FIM keys
+	keySuffix      = "tokenizer.ggml.suffix_token_id"
+	keyMiddle      = "tokenizer.ggml.middle_token_id"
 	keyAddBOS      = "tokenizer.ggml.add_bos_token"
 	keyAddEOS      = "tokenizer.ggml.add_eos_token"
 	keyAddPrefix   = "tokenizer.ggml.add_space_prefix"
@@ -68,7 +77,11 @@ func VocabFromGGUF(f *gguf.File) (*Vocab, error) {
 	for _, p := range []struct {
 		key string
 		dst **int32
-	}{{keyBOS, &v.BOS}, {keyEOS, &v.EOS}, {keyEOT, &v.EOT}, {keyEOM, &v.EOM}, {keyUNK, &v.UNK}, {keyPAD, &v.PAD}} {
+	}{{keyBOS, &v.BOS}, {keyEOS, &v.EOS}, {keyEOT, &v.EOT}, {keyEOM, &v.EOM}, {keyUNK, &v.UNK}, {keyPAD, &v.PAD},
+		{keyFIMPre, &v.FIMPre}, {keyFIMSuf, &v.FIMSuf}, {keyFIMMid, &v.FIMMid},
+		{keyFIMPad, &v.FIMPad}, {keyFIMRep, &v.FIMRep}, {keyFIMSep, &v.FIMSep},
+		// llama.cpp reads the deprecated keys after the new ones, so they win.
+		{keyPrefix, &v.FIMPre}, {keySuffix, &v.FIMSuf}, {keyMiddle, &v.FIMMid}} {
 		id, err := f.Uint32(p.key)
 		if errors.Is(err, gguf.ErrNotFound) {
 			continue

@@ -73,7 +73,7 @@ func newPreTokenizer(p preType) (*preTokenizer, error) {
 			regexSplit(asciiDigits3),
 		}
 	case preLlama3:
-		s = []splitter{splitLlama3}
+		s = []splitter{splitLlama3(3)}
 	case preDeepseekLLM:
 		s = []splitter{
 			regexSplit(crOrLF),
@@ -102,7 +102,7 @@ func newPreTokenizer(p preType) (*preTokenizer, error) {
 	case preGPT2:
 		s = []splitter{splitGPT2}
 	case preQwen2:
-		s = []splitter{regexSplit(matchQwen2)}
+		s = []splitter{splitLlama3(1)}
 	case preBloom:
 		s = []splitter{regexSplit(matchBloom)}
 	case preViking:
@@ -242,8 +242,14 @@ func splitGPT2(cps []rune, pieces []int) []int {
 }
 
 // splitLlama3 is llama.cpp's custom implementation of
-// (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-func splitLlama3(cps []rune, pieces []int) []int {
+// (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,maxDigits}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+// maxDigits is 3 for llama3 and 1 for qwen2 (which llama.cpp implements the
+// same way).
+func splitLlama3(maxDigits int) splitter {
+	return func(cps []rune, pieces []int) []int { return splitLlama3Pieces(cps, pieces, maxDigits) }
+}
+
+func splitLlama3Pieces(cps []rune, pieces []int, maxDigits int) []int {
 	out := make([]int, 0, len(pieces)*2)
 	start := 0
 	for _, n := range pieces {
@@ -301,7 +307,7 @@ func splitLlama3(cps []rune, pieces []int) []int {
 				i0 := pos
 				for fl(pos).number() {
 					pos++
-					if pos-i0 >= 3 {
+					if pos-i0 >= maxDigits {
 						emit(pos)
 						i0 = pos
 					}
@@ -528,101 +534,6 @@ func splitTrailingSpace(cps []rune, pieces []int) []int {
 	return out
 }
 
-// matchQwen2 is
-// (?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-// with ECMAScript's ordered alternation and backtracking.
-func matchQwen2(cps []rune, ini, end, pos int) int {
-	at := func(p int) rune { return cps[p] }
-	lower := func(r rune) rune {
-		if r >= 'A' && r <= 'Z' {
-			return r + 32
-		}
-		return r
-	}
-	// contractions (ASCII case-insensitive via the explicit classes)
-	if at(pos) == '\'' && pos+1 < end {
-		c1 := lower(at(pos + 1))
-		switch c1 {
-		case 's', 't', 'm', 'd':
-			return 2
-		}
-		if pos+2 < end {
-			c2 := lower(at(pos + 2))
-			if c1 == 'r' && c2 == 'e' || c1 == 'v' && c2 == 'e' || c1 == 'l' && c2 == 'l' {
-				return 3
-			}
-		}
-	}
-	isL := isCollapsedLetter
-	isN := isCollapsedNumber
-	// [^\r\n\p{L}\p{N}]?\p{L}+ : try with the optional char first.
-	letters := func(p int) int {
-		q := p
-		for q < end && isL(at(q)) {
-			q++
-		}
-		return q - p
-	}
-	if c := at(pos); c != '\r' && c != '\n' && !isL(c) && !isN(c) && pos+1 < end {
-		if l := letters(pos + 1); l > 0 {
-			return 1 + l
-		}
-	}
-	if l := letters(pos); l > 0 {
-		return l
-	}
-	// \p{N}
-	if isN(at(pos)) {
-		return 1
-	}
-	// ` ?[^\s\p{L}\p{N}]+[\r\n]*`
-	other := func(r rune) bool { return !isSpaceRE(r) && !isL(r) && !isN(r) }
-	for _, sp := range []int{1, 0} {
-		p := pos
-		if sp == 1 {
-			if at(p) != ' ' {
-				continue
-			}
-			p++
-		}
-		q := p
-		for q < end && other(at(q)) {
-			q++
-		}
-		if q == p {
-			continue
-		}
-		for q < end && (at(q) == '\r' || at(q) == '\n') {
-			q++
-		}
-		return q - pos
-	}
-	// whitespace alternatives
-	run := 0
-	for pos+run < end && isSpaceRE(at(pos+run)) {
-		run++
-	}
-	if run == 0 {
-		return 0
-	}
-	// \s*[\r\n]+ : greedy \s* backs off to the last CR/LF in the run, then
-	// [\r\n]+ takes it (the character after it is not CR/LF by construction).
-	for k := run - 1; k >= 0; k-- {
-		if c := at(pos + k); c == '\r' || c == '\n' {
-			return k + 1
-		}
-	}
-	// \s+(?!\S)
-	if pos+run == end {
-		return run
-	}
-	if run > 1 {
-		return run - 1
-	}
-	// \s+
-	return run
-}
-
 // matchBloom is ` ?[^(\s|.,!?…。，、।۔،)]+` (std::wregex over codepoints).
 func matchBloom(cps []rune, ini, end, pos int) int {
 	in := func(r rune) bool {
@@ -686,9 +597,11 @@ func inRanges(rr []runeRange) func(rune) bool {
 }
 
 // Character classes of llama.cpp's deepseek pre-tokenizers (data from
-// llama-vocab.cpp's regex strings).
+// llama-vocab.cpp's regex strings), escaped so that no editor or tool can
+// normalise the compatibility characters (KELVIN SIGN, OHM SIGN, Greek
+// oxia letters) into different codepoints.
 var (
-	deepseekLetters = parseClass("A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-ώᾀ-ᾴᾶ-ᾼιῂ-ῄῆ-ῌῐ-ΐῖ-Ίῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤΩℨK-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃")
-	deepseekPunct   = parseClass("!-/:-~！-／：-～‘-‟　-。")
-	cjkRanges       = parseClass("一-龥ࠀ-一가-퟿")
+	deepseekLetters = parseClass("A-Za-z\u00B5\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u01BA\u01BC-\u01BF\u01C4-\u0293\u0295-\u02AF\u0370-\u0373\u0376\u0377\u037B-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u048A-\u052F\u0531-\u0556\u10A0-\u10C5\u13A0-\u13F5\u13F8-\u13FD\u1C90-\u1CBA\u1CBD-\u1CBF\u1D00-\u1D2B\u1D6B-\u1D77\u1D79-\u1D9A\u1E00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2134\u2139\u213C-\u213F\u2145-\u2149\u214E\u2183\u2184\u2C00-\u2C7B\u2C7E-\u2CE4\u2CEB-\u2CEE\u2CF2\u2CF3\uA640-\uA66D\uA680-\uA69B\uA722-\uA76F\uA771-\uA787\uA78B-\uA78E\uAB70-\uABBF\uFB00-\uFB06\uFB13-\uFB17\uFF21-\uFF3A\uFF41-\uFF5A\U00010400-\U0001044F\U000104B0-\U000104D3\U000104D8-\U000104FB\U00010C80-\U00010CB2\U00010CC0-\U00010CF2\U000118A0-\U000118DF\U0001E900-\U0001E943")
+	deepseekPunct   = parseClass("!-/:-~\uFF01-\uFF0F\uFF1A-\uFF5E\u2018-\u201F\u3000-\u3002")
+	cjkRanges       = parseClass("\u4E00-\u9FA5\u0800-\u4E00\uAC00-\uD7FF")
 )

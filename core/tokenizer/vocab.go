@@ -68,6 +68,8 @@ type Vocab struct {
 
 	// Special token ids; nil means "not in the metadata" (model default applies).
 	BOS, EOS, EOT, EOM, UNK, PAD *int32
+	// Fill-in-the-middle ids (pad/repo/file-separator also end generation).
+	FIMPre, FIMSuf, FIMMid, FIMPad, FIMRep, FIMSep *int32
 	// Flags; nil means "not in the metadata" (model/pre-tokenizer default applies).
 	AddBOS, AddEOS, AddSpacePrefix *bool
 }
@@ -88,9 +90,10 @@ type Tokenizer struct {
 	split *preTokenizer
 
 	bos, eos, eot, eom, unk int32
+	fim                     [6]int32 // pre, suf, mid, pad, rep, sep
 	eog                     map[int32]bool
 
-	addBOS, addEOS, addSpacePrefix, ignoreMerges bool
+	addBOS, addEOS, addSpacePrefix, ignoreMerges, cleanSpaces bool
 
 	special []int32 // CONTROL/USER_DEFINED/UNKNOWN tokens, longest text first
 }
@@ -125,6 +128,7 @@ func New(v *Vocab) (*Tokenizer, error) {
 		ids:   make(map[string]int32, n),
 		eot:   NoToken,
 		eom:   NoToken,
+		fim:   [6]int32{NoToken, NoToken, NoToken, NoToken, NoToken, NoToken},
 	}
 	switch v.Model {
 	case ModelSPM:
@@ -141,6 +145,7 @@ func New(v *Vocab) (*Tokenizer, error) {
 		if p == preLlama3 {
 			t.ignoreMerges, t.addBOS = true, true
 		}
+		t.cleanSpaces = cleanSpacesFor(v.Pre)
 		t.split, err = newPreTokenizer(p)
 		if err != nil {
 			return nil, err
@@ -178,6 +183,9 @@ func New(v *Vocab) (*Tokenizer, error) {
 	setID(&t.eot, v.EOT)
 	setID(&t.eom, v.EOM)
 	setID(&t.unk, v.UNK)
+	for i, p := range []*int32{v.FIMPre, v.FIMSuf, v.FIMMid, v.FIMPad, v.FIMRep, v.FIMSep} {
+		setID(&t.fim[i], p)
+	}
 	if v.AddBOS != nil {
 		t.addBOS = *v.AddBOS
 	}
@@ -191,6 +199,18 @@ func New(v *Vocab) (*Tokenizer, error) {
 	t.buildSpecialCache()
 	t.applyModelFixups(v.Name, v.Pre)
 	return t, nil
+}
+
+// cleanSpacesFor is llama.cpp's clean_spaces default per pre-tokenizer name
+// (it is keyed on the name, not the pre-tokenizer kind: stablelm2 shares
+// qwen2's regex but keeps clean-up on).
+func cleanSpacesFor(pre string) bool {
+	switch pre {
+	case "deepseek-llm", "deepseek-coder", "deepseek-v3", "command-r", "qwen2", "qwen2.5", "qwen-2.5",
+		"deepseek-r1-qwen", "poro-chat", "viking", "tekken", "smollm", "chameleon":
+		return false
+	}
+	return true
 }
 
 func typeAttr(tt TokenType) attr {
@@ -235,45 +255,95 @@ func (t *Tokenizer) loadMerges(merges []string) error {
 	return nil
 }
 
-// eotTexts/eogTexts are the token texts llama.cpp treats as end-of-turn /
-// end-of-generation when the metadata does not say (and whose type it forces
-// to CONTROL, which changes how such text in a prompt is tokenized).
+// Token texts llama.cpp (v0.4.0, llama-vocab.cpp) recognises when the
+// metadata does not name the token: the first match becomes the EOT/EOM/FIM
+// id, and every match is forced to CONTROL, which changes how such text in a
+// prompt is tokenized. Non-ASCII characters are escaped so no tool can
+// normalise them.
 var (
-	eotTexts = []string{"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<EOT>", "<｜end▁of▁sentence｜>"}
-	eogTexts = []string{"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>", "<EOT>"}
+	eotTexts    = []string{"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>", "_<EOT>", "[EOT]", "<\uFF5Cend\u2581of\u2581sentence\uFF5C>", "<end_of_utterance>"}
+	eomTexts    = []string{"<|eom_id|>"}
+	fimPreTexts = []string{"<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<\uFF5Cfim\u2581begin\uFF5C>", "<PRE>", "\u2581<PRE>", "<|code_prefix|>", "<|prefix|>"}
+	fimSufTexts = []string{"<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<\uFF5Cfim\u2581hole\uFF5C>", "<SUF>", "\u2581<SUF>", "<|code_suffix|>", "<|suffix|>"}
+	fimMidTexts = []string{"<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<\uFF5Cfim\u2581end\uFF5C>", "<MID>", "\u2581<MID>", "<|code_middle|>", "<|middle|>"}
+	fimPadTexts = []string{"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"}
+	fimRepTexts = []string{"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"}
+	fimSepTexts = []string{"<|file_sep|>"}
+	eogTexts    = []string{"<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<\uFF5Cend\u2581of\u2581sentence\uFF5C>", "[e~["}
+	// gpt-oss channel markers llama.cpp always renders (forced USER_DEFINED).
+	renderTexts = []string{"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"}
 )
 
+// detectEOG reproduces llama.cpp's text-based special-token detection and
+// its end-of-generation set, including the model-specific workarounds.
+// llama.cpp walks an unordered_map, so when a vocabulary has several
+// candidates for one role the chosen id may differ; candidates are tried in
+// list order here. EOG membership and CONTROL forcing do not depend on it.
 func (t *Tokenizer) detectEOG() {
-	forceControl := func(id int32) {
-		if t.attrs[id]&attrControl == 0 {
-			t.attrs[id] = attrControl
+	force := func(id int32) { t.attrs[id] |= attrControl }
+	find := func(dst *int32, texts []string) {
+		if *dst != NoToken {
+			return
 		}
-	}
-	if t.eot == NoToken {
-		for _, s := range eotTexts {
+		for _, s := range texts {
 			if id, ok := t.ids[s]; ok {
-				t.eot = id
-				forceControl(id)
-				break
+				*dst = id
+				force(id)
+				return
 			}
 		}
 	}
-	if t.eom == NoToken {
-		if id, ok := t.ids["<|eom_id|>"]; ok {
-			t.eom = id
-			forceControl(id)
+	find(&t.eot, eotTexts)
+	find(&t.eom, eomTexts)
+	for i, texts := range [][]string{fimPreTexts, fimSufTexts, fimMidTexts, fimPadTexts, fimRepTexts, fimSepTexts} {
+		find(&t.fim[i], texts)
+	}
+	// Control tokens whose text says "unused" are marked unused.
+	for id, a := range t.attrs {
+		if a&attrControl != 0 && strings.Contains(t.text[id], "unused") {
+			t.attrs[id] |= attrUnused
 		}
 	}
 	t.eog = make(map[int32]bool)
+	for _, id := range t.fim[3:] { // pad, repo, file separator
+		if id != NoToken {
+			t.eog[id] = true
+		}
+	}
 	for _, s := range eogTexts {
 		if id, ok := t.ids[s]; ok {
 			t.eog[id] = true
-			forceControl(id)
+			force(id)
+		}
+	}
+	for _, s := range renderTexts {
+		if id, ok := t.ids[s]; ok {
+			t.attrs[id] = attrUserDefined
 		}
 	}
 	for _, id := range []int32{t.eos, t.eot, t.eom} {
 		if id != NoToken {
 			t.eog[id] = true
+		}
+	}
+	// o200k_harmony / solar-open: "<|end|>" ends a message, not generation.
+	has := func(s string) (int32, bool) {
+		id, ok := t.ids[s]
+		return id, ok && t.eog[id]
+	}
+	_, ret := has("<|return|>")
+	_, call := has("<|call|>")
+	_, calls := has("<|calls|>")
+	_, flush := has("<|flush|>")
+	if end, ok := has("<|end|>"); ok && (ret && (call || calls) || (call || calls) && flush) {
+		delete(t.eog, end)
+		t.attrs[end] = attrUserDefined
+	}
+	// gemma4 / paddleocr: "</s>" is text there.
+	if _, tr := has("<|tool_response>"); tr {
+		if s, ok := has("</s>"); ok {
+			delete(t.eog, s)
+			t.attrs[s] = attrNormal
 		}
 	}
 }
