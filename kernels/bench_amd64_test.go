@@ -3,13 +3,41 @@ package kernels
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
 //go:noescape
 func readSumAVX2(n int, p *byte) uint64
+
+// cpuTime is the CPU time consumed so far by the calling thread (who =
+// RUSAGE_THREAD) or the whole process (RUSAGE_SELF). On a machine shared with
+// other jobs, wall time mostly measures the queue for a core; CPU time per op
+// is what the kernel itself costs, so the benchmarks report both.
+func cpuTime(b *testing.B, who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+const rusageThread = 1 // RUSAGE_THREAD (Linux)
+
+// reportCPU adds cpu-ns/op and the weight GB/s the routine would reach with
+// every one of threads threads on a core of its own (cpuGB/s).
+func reportCPU(b *testing.B, cpu time.Duration, n, bytes, threads int) {
+	if n == 0 || cpu <= 0 {
+		return
+	}
+	ns := float64(cpu.Nanoseconds()) / float64(n)
+	b.ReportMetric(ns, "cpu-ns/op")
+	b.ReportMetric(float64(bytes)*float64(threads)/ns, "cpuGB/s")
+}
 
 // BenchmarkArchMatVec runs MatVec for every path side by side (so a busy
 // shared machine affects them alike) and reports weight GB/s. Shapes are the
@@ -38,9 +66,12 @@ func BenchmarkArchMatVec(b *testing.B) {
 				for _, k := range Available() {
 					b.Run(fmt.Sprintf("%dx%d/%s/%s/t%d", sh.rows, sh.cols, typ, k.Name, threads), func(b *testing.B) {
 						b.SetBytes(int64(len(w)))
+						c0, n := cpuTime(b, syscall.RUSAGE_SELF), 0
 						for b.Loop() {
 							k.MatVec(p, typ, sh.rows, sh.cols, w, a, y)
+							n++
 						}
+						reportCPU(b, cpuTime(b, syscall.RUSAGE_SELF)-c0, n, len(w), threads)
 					})
 				}
 				p.Close()
@@ -62,13 +93,16 @@ func BenchmarkArchReadBW(b *testing.B) {
 		p := NewPool(threads)
 		b.Run(fmt.Sprintf("t%d", threads), func(b *testing.B) {
 			b.SetBytes(int64(len(w)))
+			c0, n := cpuTime(b, syscall.RUSAGE_SELF), 0
 			for b.Loop() {
 				p.Run(rows, grainRows(ws), func(lo, hi int) {
 					for r := lo; r < hi; r++ {
 						sums[r] = readSumAVX2(ws, &w[r*ws])
 					}
 				})
+				n++
 			}
+			reportCPU(b, cpuTime(b, syscall.RUSAGE_SELF)-c0, n, len(w), threads)
 		})
 		p.Close()
 	}
@@ -85,11 +119,16 @@ func BenchmarkArchDot(b *testing.B) {
 		for _, k := range Available() {
 			dot := k.Dot(typ)
 			b.Run(fmt.Sprintf("%s/%s", typ, k.Name), func(b *testing.B) {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
 				b.SetBytes(int64(len(w)))
 				var s float32
+				c0, it := cpuTime(b, rusageThread), 0
 				for b.Loop() {
 					s += dot(n, w, a)
+					it++
 				}
+				reportCPU(b, cpuTime(b, rusageThread)-c0, it, len(w), 1)
 				_ = s
 			})
 		}
