@@ -47,7 +47,8 @@ var avx2Dots = []archDot{
 }
 
 // avx512Dots lists the routines where AVX-512 beat AVX2 in CPU time per op in
-// BenchmarkArchDot on Zen 5 (Q4_0 1.4×, Q8_0 1.7×, F16 1.35×, Q4_K 1.2×).
+// BenchmarkArchDot on Zen 5 (Q4_0 1.4×, Q8_0 1.7×, F16 1.35×, Q4_K 1.2×,
+// Q6_K 1.35×).
 // An AVX-512 F32 dot lost to AVX2 there (a row pair overflows L1 either way),
 // so F32 stays on AVX2.
 var avx512Dots = []archDot{
@@ -55,6 +56,7 @@ var avx512Dots = []archDot{
 	{ggml.Q8_0, dotQ8_0Q8_0AVX512},
 	{ggml.F16, dotF16AVX512},
 	{ggml.Q4_K, dotQ4_KQ8_KAVX512},
+	{ggml.Q6_K, dotQ6_KQ8_KAVX512},
 }
 
 //go:noescape
@@ -107,3 +109,6 @@ func dotF16AVX512(n int, w, a *byte) float32
 
 //go:noescape
 func dotQ4_KQ8_KAVX512(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ6_KQ8_KAVX512(nb int, w, a *byte) float32

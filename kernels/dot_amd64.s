@@ -1211,6 +1211,104 @@ zq4kdone:
 	MOVSS X0, ret+24(FP)
 	RET
 
+// permQ6: entry e (64 bytes) = word index 4e+k repeated 8 times in lane k:
+// spreads 4 consecutive Q6_K scales over the four 128-bit lanes.
+DATA permQ6<>+0(SB)/8, $0x0000000000000000
+DATA permQ6<>+8(SB)/8, $0x0000000000000000
+DATA permQ6<>+16(SB)/8, $0x0001000100010001
+DATA permQ6<>+24(SB)/8, $0x0001000100010001
+DATA permQ6<>+32(SB)/8, $0x0002000200020002
+DATA permQ6<>+40(SB)/8, $0x0002000200020002
+DATA permQ6<>+48(SB)/8, $0x0003000300030003
+DATA permQ6<>+56(SB)/8, $0x0003000300030003
+DATA permQ6<>+64(SB)/8, $0x0004000400040004
+DATA permQ6<>+72(SB)/8, $0x0004000400040004
+DATA permQ6<>+80(SB)/8, $0x0005000500050005
+DATA permQ6<>+88(SB)/8, $0x0005000500050005
+DATA permQ6<>+96(SB)/8, $0x0006000600060006
+DATA permQ6<>+104(SB)/8, $0x0006000600060006
+DATA permQ6<>+112(SB)/8, $0x0007000700070007
+DATA permQ6<>+120(SB)/8, $0x0007000700070007
+DATA permQ6<>+128(SB)/8, $0x0008000800080008
+DATA permQ6<>+136(SB)/8, $0x0008000800080008
+DATA permQ6<>+144(SB)/8, $0x0009000900090009
+DATA permQ6<>+152(SB)/8, $0x0009000900090009
+DATA permQ6<>+160(SB)/8, $0x000a000a000a000a
+DATA permQ6<>+168(SB)/8, $0x000a000a000a000a
+DATA permQ6<>+176(SB)/8, $0x000b000b000b000b
+DATA permQ6<>+184(SB)/8, $0x000b000b000b000b
+DATA permQ6<>+192(SB)/8, $0x000c000c000c000c
+DATA permQ6<>+200(SB)/8, $0x000c000c000c000c
+DATA permQ6<>+208(SB)/8, $0x000d000d000d000d
+DATA permQ6<>+216(SB)/8, $0x000d000d000d000d
+DATA permQ6<>+224(SB)/8, $0x000e000e000e000e
+DATA permQ6<>+232(SB)/8, $0x000e000e000e000e
+DATA permQ6<>+240(SB)/8, $0x000f000f000f000f
+DATA permQ6<>+248(SB)/8, $0x000f000f000f000f
+GLOBL permQ6<>(SB), RODATA|NOPTR, $256
+
+// Q6_K half h on ZMM: ql[64h:64h+64] in one register; the two 64-element
+// groups it yields line up with contiguous activations. qh is broadcast to
+// both halves and shifted per half into bits 4..5.
+#define Q6K_ZHALF(h, ilo, ihi) \
+	VMOVDQU64 (64*h)(SI), Z7; \
+	VBROADCASTI64X4 (128+32*h)(SI), Z8; \
+	VPSLLW $4, Y8, Y9; \
+	VPSLLW $2, Y8, Y10; \
+	VINSERTI64X4 $1, Y10, Z9, Z9; \
+	VPANDD Z13, Z9, Z9; \
+	VPANDD Z15, Z7, Z10; \
+	VPORD Z9, Z10, Z10; \
+	VPSRLW $2, Y8, Y11; \
+	VINSERTI64X4 $1, Y11, Z8, Z11; \
+	VPANDD Z13, Z11, Z11; \
+	VPSRLW $4, Z7, Z12; \
+	VPANDD Z15, Z12, Z12; \
+	VPORD Z11, Z12, Z12; \
+	VPMADDUBSW (4+128*h)(DI), Z10, Z10; \
+	VPMADDUBSW (68+128*h)(DI), Z12, Z12; \
+	VPERMW Z3, ilo, Z9; \
+	VPERMW Z3, ihi, Z11; \
+	VPDPWSSD Z9, Z10, Z6; \
+	VPDPWSSD Z11, Z12, Z6
+
+// func dotQ6_KQ8_KAVX512(nb int, w, a *byte) float32
+TEXT ·dotQ6_KQ8_KAVX512(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Z15
+	VPBROADCASTD c30<>(SB), Z13
+	VMOVDQU64 permQ6<>+0(SB), Z16
+	VMOVDQU64 permQ6<>+64(SB), Z17
+	VMOVDQU64 permQ6<>+128(SB), Z18
+	VMOVDQU64 permQ6<>+192(SB), Z19
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ zq6kdone
+zq6kloop:
+	VPMOVSXBW 192(SI), Y3
+	VPMADDWD 260(DI), Y3, Y4
+	VPSLLD $5, Y4, Y4
+	VPXOR Y6, Y6, Y6
+	VPSUBD Y4, Y6, Y6
+	Q6K_ZHALF(0, Z16, Z17)
+	Q6K_ZHALF(1, Z18, Z19)
+	VEXTRACTI64X4 $1, Z6, Y7
+	VPADDD Y7, Y6, Y6
+	HSUMD(Y6, X6, X5)
+	VCVTDQ2PS X6, X6
+	KD(208)
+	VFMADD231SS X6, X1, X0
+	ADDQ $210, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ zq6kloop
+zq6kdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
 // func readSumAVX2(n int, p *byte) uint64
 // Reads n bytes (n a multiple of 128; the rest is ignored) and returns a
 // checksum, so BenchmarkArchReadBW measures the memory-read ceiling that a
