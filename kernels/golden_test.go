@@ -26,6 +26,7 @@ type goldenFile struct {
 		Type     string
 		N        int
 		Src, Out string
+		Runtime  string // llama.cpp's SIMD activation quantizer, when recorded
 	}
 	Dot []struct {
 		Type    string
@@ -116,6 +117,14 @@ func TestGoldenQuantize(t *testing.T) {
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("quantize %s n=%d: byte %d (block %d) = %#02x, ggml %#02x", typ, c.N, i, i/typ.TypeSize(), got[i], want[i])
+			}
+		}
+		if c.Runtime != "" {
+			rt := b64d(t, c.Runtime)
+			for i := range got {
+				if got[i] != rt[i] {
+					t.Fatalf("quantize %s n=%d: byte %d = %#02x, llama.cpp runtime quantizer %#02x", typ, c.N, i, got[i], rt[i])
+				}
 			}
 		}
 	}

@@ -165,8 +165,17 @@ for name in ("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q8_1", "Q8_K", "F16", "BF1
     inputs = [rand_activations(bs if bs > 1 else 64), rand_activations(4 * max(bs, 32))]
     if bs > 1:
         inputs += special_inputs(bs)
-    for xs in inputs:
-        golden["quant"].append({"type": name, "n": len(xs), "src": b64(f32bytes(xs)), "out": b64(quantize(name, xs))})
+    for k, xs in enumerate(inputs):
+        rec = {"type": name, "n": len(xs), "src": b64(f32bytes(xs)), "out": b64(quantize(name, xs))}
+        if k < 2 and name in ("Q8_0", "Q8_1", "Q8_K"):
+            # What llama.cpp actually runs on this CPU for activations (SIMD
+            # quantize_row_q8_*: round-half-even, 127/amax). It agrees with the
+            # reference except on exact ties, which random inputs never hit.
+            nbytes = len(base64.b64decode(rec["out"]))
+            buf = (ctypes.c_char * nbytes)()
+            getattr(cpu, "quantize_row_" + name.lower().replace("_k", "_K"))((ctypes.c_float * len(xs))(*xs), buf, ctypes.c_int64(len(xs)))
+            rec["runtime"] = b64(bytes(buf))
+        golden["quant"].append(rec)
 
 DOTS = {"Q4_0": "q4_0_q8_0", "Q4_1": "q4_1_q8_1", "Q5_0": "q5_0_q8_0", "Q5_1": "q5_1_q8_1", "Q8_0": "q8_0_q8_0",
         "Q2_K": "q2_K_q8_K", "Q3_K": "q3_K_q8_K", "Q4_K": "q4_K_q8_K", "Q5_K": "q5_K_q8_K", "Q6_K": "q6_K_q8_K",
