@@ -46,17 +46,21 @@ var avx2Dots = []archDot{
 	{ggml.BF16, dotBF16AVX2},
 }
 
-// avx512Dots lists the routines where AVX-512 beat AVX2 in CPU time per op in
-// BenchmarkArchDot on Zen 5 (Q4_0 1.4×, Q8_0 1.7×, F16 1.35×, Q4_K 1.2×,
-// Q6_K 1.35×).
-// An AVX-512 F32 dot lost to AVX2 there (a row pair overflows L1 either way),
-// so F32 stays on AVX2.
+// avx512Dots lists the routines where AVX-512 beat AVX2 on Zen 5 in
+// BenchmarkArchAVX512vsAVX2 (fastest of alternating bursts, 11008-element
+// row in cache): Q8_0 1.7×, Q4_0 1.4×, Q6_K 1.35×, Q3_K 1.3×, F16 1.3×,
+// Q2_K 1.3×, Q4_K 1.2×, Q5_K 1.2×. An AVX-512 F32 dot lost to AVX2 (a row
+// pair overflows L1 either way), and the rare legacy Q4_1/Q5_0/Q5_1/BF16
+// stay on AVX2.
 var avx512Dots = []archDot{
 	{ggml.Q4_0, dotQ4_0Q8_0AVX512},
 	{ggml.Q8_0, dotQ8_0Q8_0AVX512},
 	{ggml.F16, dotF16AVX512},
 	{ggml.Q4_K, dotQ4_KQ8_KAVX512},
 	{ggml.Q6_K, dotQ6_KQ8_KAVX512},
+	{ggml.Q5_K, dotQ5_KQ8_KAVX512},
+	{ggml.Q2_K, dotQ2_KQ8_KAVX512},
+	{ggml.Q3_K, dotQ3_KQ8_KAVX512},
 }
 
 //go:noescape
@@ -112,3 +116,12 @@ func dotQ4_KQ8_KAVX512(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ6_KQ8_KAVX512(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_KQ8_KAVX512(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ2_KQ8_KAVX512(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ3_KQ8_KAVX512(nb int, w, a *byte) float32

@@ -1309,6 +1309,211 @@ zq6kdone:
 	MOVSS X0, ret+24(FP)
 	RET
 
+// Q5_K chunk j on ZMM: Q4K_ZCHUNK plus bit 2j / 2j+1 of qh (Y11) moved to
+// bit 4 of the low / high nibble halves.
+#define Q5K_ZCHUNK(j, lop, lc, hop, hc) \
+	VMOVDQU (48+32*j)(SI), Y7; \
+	VPSRLW $4, Y7, Y8; \
+	VINSERTI64X4 $1, Y8, Z7, Z7; \
+	VPANDD Z15, Z7, Z7; \
+	lop $lc, Y11, Y9; \
+	hop $hc, Y11, Y10; \
+	VINSERTI64X4 $1, Y10, Z9, Z9; \
+	VPANDD Z13, Z9, Z9; \
+	VPORD Z9, Z7, Z7; \
+	VPMADDUBSW (4+64*j)(DI), Z7, Z7; \
+	VPSHUFB shufK4Z<>+(64*j)(SB), Z3, Z9; \
+	VPDPWSSD Z9, Z7, Z6
+
+// func dotQ5_KQ8_KAVX512(nb int, w, a *byte) float32
+TEXT ·dotQ5_KQ8_KAVX512(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Z15
+	VPBROADCASTD c10<>(SB), Z13
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ zq5kdone
+zq5kloop:
+	K4SCALES
+	VINSERTI64X4 $1, Y3, Z3, Z3
+	VMOVDQU 16(SI), Y11
+	VPXORD Z6, Z6, Z6
+	Q5K_ZCHUNK(0, VPSLLW, 4, VPSLLW, 3)
+	Q5K_ZCHUNK(1, VPSLLW, 2, VPSLLW, 1)
+	Q5K_ZCHUNK(2, VPSRLW, 0, VPSRLW, 1)
+	Q5K_ZCHUNK(3, VPSRLW, 2, VPSRLW, 3)
+	VEXTRACTI64X4 $1, Z6, Y7
+	VPADDD Y7, Y6, Y6
+	KDMIN(0)
+	KFINISH_MIN
+	ADDQ $176, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ zq5kloop
+zq5kdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// 2-bit quants of a 128-element half (Y7) as two ZMMs lined up with
+// activations: Z9 = [q&3 | q>>2&3], Z10 = [q>>4&3 | q>>6]; Z13 = 0x03.
+#define Q2BITS_Z \
+	VPSRLW $2, Y7, Y8; \
+	VINSERTI64X4 $1, Y8, Z7, Z9; \
+	VPANDD Z13, Z9, Z9; \
+	VPSRLW $4, Y7, Y10; \
+	VPSRLW $6, Y7, Y8; \
+	VINSERTI64X4 $1, Y8, Z10, Z10; \
+	VPANDD Z13, Z10, Z10
+
+// Z6 += Σ scale·(Z9·a[ao:ao+64]) + Σ scale·(Z10·a[ao+64:ao+128]), scales
+// spread from the words of Z3 by the permQ6 entries in ilo / ihi.
+#define KZACC(ao, ilo, ihi) \
+	VPMADDUBSW ao(DI), Z9, Z9; \
+	VPMADDUBSW (ao+64)(DI), Z10, Z10; \
+	VPERMW Z3, ilo, Z14; \
+	VPERMW Z3, ihi, Z8; \
+	VPDPWSSD Z14, Z9, Z6; \
+	VPDPWSSD Z8, Z10, Z6
+
+#define PERMQ6_LOAD \
+	VMOVDQU64 permQ6<>+0(SB), Z16; \
+	VMOVDQU64 permQ6<>+64(SB), Z17; \
+	VMOVDQU64 permQ6<>+128(SB), Z18; \
+	VMOVDQU64 permQ6<>+192(SB), Z19
+
+// func dotQ2_KQ8_KAVX512(nb int, w, a *byte) float32
+TEXT ·dotQ2_KQ8_KAVX512(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Y15
+	VPBROADCASTD c03<>(SB), Z13
+	PERMQ6_LOAD
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ zq2kdone
+zq2kloop:
+	VMOVDQU 0(SI), X3
+	VPSRLW $4, X3, X4
+	VPAND X15, X4, X4
+	VPAND X15, X3, X3
+	VPMOVZXBW X4, Y4
+	VPMADDWD 260(DI), Y4, Y4
+	HSUMD(Y4, X4, X5)
+	VPMOVZXBW X3, Y3
+	VPXORD Z6, Z6, Z6
+	VMOVDQU 16(SI), Y7
+	Q2BITS_Z
+	KZACC(4, Z16, Z17)
+	VMOVDQU 48(SI), Y7
+	Q2BITS_Z
+	KZACC(132, Z18, Z19)
+	VEXTRACTI64X4 $1, Z6, Y7
+	VPADDD Y7, Y6, Y6
+	KDMIN(80)
+	KFINISH_MIN
+	ADDQ $84, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ zq2kloop
+zq2kdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// Q3_K high bits for two chunks: bit m0 / m1 of hmask (Y11) to bit 2 of the
+// low / high ZMM half, OR-ed into zv; Z15 = 0x04.
+#define Q3HB_Z(zv, op0, c0, op1, c1) \
+	op0 $c0, Y11, Y8; \
+	op1 $c1, Y11, Y12; \
+	VINSERTI64X4 $1, Y12, Z8, Z8; \
+	VPANDD Z15, Z8, Z8; \
+	VPORD Z8, zv, zv
+
+// func dotQ3_KQ8_KAVX512(nb int, w, a *byte) float32
+TEXT ·dotQ3_KQ8_KAVX512(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c04<>(SB), Z15
+	VPBROADCASTD c03<>(SB), Z13
+	VPBROADCASTD c20<>(SB), X2
+	PERMQ6_LOAD
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ zq3kdone
+zq3kloop:
+	MOVL 96(SI), AX
+	MOVL 100(SI), BX
+	MOVL 104(SI), DX
+	MOVL AX, R8
+	ANDL $0x0f0f0f0f, R8
+	MOVL DX, R12
+	ANDL $0x03030303, R12
+	SHLL $4, R12
+	ORL R12, R8
+	MOVL BX, R9
+	ANDL $0x0f0f0f0f, R9
+	MOVL DX, R12
+	SHRL $2, R12
+	ANDL $0x03030303, R12
+	SHLL $4, R12
+	ORL R12, R9
+	MOVL AX, R10
+	SHRL $4, R10
+	ANDL $0x0f0f0f0f, R10
+	MOVL DX, R12
+	SHRL $4, R12
+	ANDL $0x03030303, R12
+	SHLL $4, R12
+	ORL R12, R10
+	MOVL BX, R11
+	SHRL $4, R11
+	ANDL $0x0f0f0f0f, R11
+	MOVL DX, R12
+	SHRL $6, R12
+	ANDL $0x03030303, R12
+	SHLL $4, R12
+	ORL R12, R11
+	VMOVD R8, X3
+	VPINSRD $1, R9, X3, X3
+	VPINSRD $2, R10, X3, X3
+	VPINSRD $3, R11, X3, X3
+	VPSUBB X2, X3, X3
+	VPMOVSXBW X3, Y3
+	VPMADDWD 260(DI), Y3, Y4
+	VPSLLD $2, Y4, Y4
+	VPXORD Z6, Z6, Z6
+	VPSUBD Y4, Y6, Y6
+	VMOVDQU 0(SI), Y11
+	VMOVDQU 32(SI), Y7
+	Q2BITS_Z
+	Q3HB_Z(Z9, VPSLLW, 2, VPSLLW, 1)
+	Q3HB_Z(Z10, VPSRLW, 0, VPSRLW, 1)
+	KZACC(4, Z16, Z17)
+	VMOVDQU 64(SI), Y7
+	Q2BITS_Z
+	Q3HB_Z(Z9, VPSRLW, 2, VPSRLW, 3)
+	Q3HB_Z(Z10, VPSRLW, 4, VPSRLW, 5)
+	KZACC(132, Z18, Z19)
+	VEXTRACTI64X4 $1, Z6, Y7
+	VPADDD Y7, Y6, Y6
+	HSUMD(Y6, X6, X5)
+	VCVTDQ2PS X6, X6
+	KD(108)
+	VFMADD231SS X6, X1, X0
+	ADDQ $110, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ zq3kloop
+zq3kdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
 // func readSumAVX2(n int, p *byte) uint64
 // Reads n bytes (n a multiple of 128; the rest is ignored) and returns a
 // checksum, so BenchmarkArchReadBW measures the memory-read ceiling that a
