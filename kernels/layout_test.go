@@ -336,3 +336,26 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// FuzzDequantize: arbitrary bytes, types and lengths give a result or an
+// error, never a panic (block contents are never validated: every bit
+// pattern, including NaN/Inf scales, decodes to some f32).
+func FuzzDequantize(f *testing.F) {
+	f.Add(uint8(2), uint16(32), make([]byte, 18))
+	f.Add(uint8(14), uint16(256), make([]byte, 210))
+	f.Add(uint8(99), uint16(1), []byte{1})
+	f.Fuzz(func(t *testing.T, typ uint8, n uint16, src []byte) {
+		dst := make([]float32, n)
+		_ = Dequantize(ggml.Type(typ), src, dst)
+		for _, k := range Available() {
+			_ = k.Dequantize(ggml.Type(typ), src, dst)
+		}
+		x := make([]float32, len(src)/4)
+		for i := range x {
+			x[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))
+		}
+		out := make([]byte, int(n))
+		_ = Quantize(ggml.Type(typ), x, out)
+		_ = QuantizeAct(ggml.Type(typ), x, out)
+	})
+}
