@@ -88,19 +88,23 @@ func hexVal(c byte) (byte, bool) {
 // Decode renders ids to text so that Decode(Encode(s, addSpecial, false)) == s
 // for ordinary text: a leading BOS is dropped, control tokens render as
 // nothing, and for SPM vocabularies with add_space_prefix the space Encode
-// added in front of the first word is removed. It does not apply llama.cpp's
-// clean_up_tokenization_spaces heuristics (they break round trips).
+// adds at the start and after every special token is removed again. It does
+// not apply llama.cpp's clean_up_tokenization_spaces heuristics (they break
+// round trips); Detokenize does, for output identical to llama.cpp's.
 func (t *Tokenizer) Decode(ids []int32) string {
 	if len(ids) > 0 && ids[0] == t.bos && t.bos != NoToken {
 		ids = ids[1:]
 	}
 	var out []byte
-	for i, id := range ids {
+	strip := t.addSpacePrefix
+	for _, id := range ids {
 		start := len(out)
 		out = t.appendPiece(out, id, false)
-		if i == 0 && t.addSpacePrefix && len(out) > start && out[start] == ' ' {
+		if strip && len(out) > start && out[start] == ' ' {
 			out = append(out[:start], out[start+1:]...)
 		}
+		strip = t.addSpacePrefix && id >= 0 && int(id) < len(t.attrs) &&
+			t.attrs[id]&(attrControl|attrUserDefined|attrUnknown) != 0
 	}
 	return string(out)
 }
