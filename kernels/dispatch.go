@@ -86,8 +86,18 @@ func choose(env string) (*Impl, error) {
 }
 
 // Select returns the path chosen by Selected. Code below the CLI uses this;
-// the CLI itself checks Selected's error once at start-up.
-func Select() *Impl { k, _ := Selected(); return k }
+// the CLI itself checks Selected's error once at start-up. So that a bad
+// MEMVANTA_KERNELS is never ignored silently even by a caller that skipped
+// Selected, Select prints Selected's error to stderr (once).
+func Select() *Impl {
+	k, err := Selected()
+	if err != nil {
+		warnOnce.Do(func() { fmt.Fprintf(os.Stderr, "memvanta: warning: %v; using %s\n", err, k.Name) })
+	}
+	return k
+}
+
+var warnOnce sync.Once
 
 // clone copies k under a new name; arch files use it (or their own copy) to
 // derive a SIMD path from the scalar table and then override entries.
