@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/synth"
 	"github.com/memvanta/memvanta/kernels"
@@ -23,19 +22,7 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("synth", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "output `file` (required)")
-	embd := fs.Int("embd", 2048, "embedding length")
-	layers := fs.Int("layers", 22, "number of blocks")
-	heads := fs.Int("heads", 32, "attention heads")
-	kvHeads := fs.Int("kv-heads", 4, "key/value heads (GQA)")
-	ff := fs.Int("ff", 5632, "feed-forward length")
-	ctxLen := fs.Int("ctx", 2048, "training context length")
-	ropeBase := fs.Float64("rope-base", 10000, "RoPE frequency base")
-	eps := fs.Float64("eps", 1e-5, "RMS norm epsilon")
-	typ := fs.String("type", "Q4_0", "weight `type` (F32 F16 BF16 Q8_0 Q4_0 Q4_1 Q5_0 Q5_1)")
-	vocabFrom := fs.String("vocab-from", "", "vocab-only GGUF `file` to copy tokenizer.* metadata from")
-	vocabN := fs.Int("vocab", 32000, "synthetic vocabulary size when --vocab-from is not given")
-	seed := fs.Uint64("seed", 1, "random seed")
-	name := fs.String("name", "", "general.name (default describes the shape)")
+	sf := synth.RegisterFlags(fs)
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -45,18 +32,14 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fs.Usage()
 		return 2
 	}
-	t, ok := ggml.Parse(*typ)
-	if !ok {
-		fmt.Fprintf(stderr, "memvanta synth: unknown type %q\n", *typ)
+	cfg, err := sf.Config()
+	if err != nil {
+		fmt.Fprintf(stderr, "memvanta synth: %v\n", err)
 		return 2
 	}
-	cfg := synth.Config{
-		Embd: *embd, Layers: *layers, Heads: *heads, KVHeads: *kvHeads, FF: *ff, Ctx: *ctxLen,
-		RopeBase: float32(*ropeBase), Eps: float32(*eps), Type: t, VocabSize: *vocabN, Seed: *seed, Name: *name,
-		Quantize: kernels.Quantize,
-	}
-	if *vocabFrom != "" {
-		vf, err := openGGUF(*vocabFrom)
+	cfg.Quantize = kernels.Quantize
+	if *sf.VocabFrom != "" {
+		vf, err := synthOpenVocab(*sf.VocabFrom)
 		if err != nil {
 			fmt.Fprintf(stderr, "memvanta synth: %v\n", err)
 			return 1
@@ -70,7 +53,7 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
-func openGGUF(path string) (*gguf.File, error) {
+func synthOpenVocab(path string) (*gguf.File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err

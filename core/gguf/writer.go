@@ -227,6 +227,19 @@ func (w *Writer) Close() error {
 	return w.fail(w.w.Flush())
 }
 
+// Flush pushes buffered bytes to the underlying writer without the
+// completeness check of Close (e.g. to use a header on its own).
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	return w.fail(w.w.Flush())
+}
+
+// DataSize is the bytes of the data section once every tensor is written
+// (each tensor padded to the alignment).
+func (w *Writer) DataSize() uint64 { return w.next }
+
 var zeroBuf [256]byte
 
 func writeZeros(w io.Writer, n uint64) error {

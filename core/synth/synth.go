@@ -31,6 +31,7 @@
 package synth
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -168,27 +169,11 @@ func (c Config) plans(vocab int) []plan {
 // Write generates the model and streams it to w.
 func Write(ctx context.Context, w io.Writer, c Config, progress Progress) error {
 	c.defaults()
-	if err := c.validate(); err != nil {
-		return err
-	}
-	gw := gguf.NewWriter(w)
-	vocab, types, err := c.addMetadata(gw)
+	gw, plans, vocab, types, err := c.header(w)
 	if err != nil {
 		return err
 	}
-	plans := c.plans(vocab)
-	var total uint64
-	for i := range plans {
-		info, err := gw.AddTensor(plans[i].info)
-		if err != nil {
-			return fmt.Errorf("synth: %w", err)
-		}
-		plans[i].info = info
-		total += info.Size
-	}
-	if err := gw.WriteHeader(); err != nil {
-		return fmt.Errorf("synth: %w", err)
-	}
+	total := gw.DataSize()
 	g := &gen{c: c, vocab: vocab, succ: successors(c.Seed, types)}
 	g.buildPreimages()
 	var done uint64
@@ -206,6 +191,45 @@ func Write(ctx context.Context, w io.Writer, c Config, progress Progress) error 
 		return fmt.Errorf("synth: %w", err)
 	}
 	return nil
+}
+
+// Header returns the bytes Write would emit before the tensor data (header,
+// metadata, tensor table, padding) and the size of the complete file,
+// without generating any weights: enough to inspect the model's layout.
+func Header(c Config) ([]byte, int64, error) {
+	var buf bytes.Buffer
+	gw, _, _, _, err := c.header(&buf)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := gw.Flush(); err != nil {
+		return nil, 0, err
+	}
+	return buf.Bytes(), int64(buf.Len()) + int64(gw.DataSize()), nil
+}
+
+func (c Config) header(w io.Writer) (*gguf.Writer, []plan, int, []int32, error) {
+	c.defaults()
+	if err := c.validate(); err != nil {
+		return nil, nil, 0, nil, err
+	}
+	gw := gguf.NewWriter(w)
+	vocab, types, err := c.addMetadata(gw)
+	if err != nil {
+		return nil, nil, 0, nil, err
+	}
+	plans := c.plans(vocab)
+	for i := range plans {
+		info, err := gw.AddTensor(plans[i].info)
+		if err != nil {
+			return nil, nil, 0, nil, fmt.Errorf("synth: %w", err)
+		}
+		plans[i].info = info
+	}
+	if err := gw.WriteHeader(); err != nil {
+		return nil, nil, 0, nil, fmt.Errorf("synth: %w", err)
+	}
+	return gw, plans, vocab, types, nil
 }
 
 // addMetadata writes the llama hyperparameters and tokenizer keys and

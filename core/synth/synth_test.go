@@ -97,6 +97,21 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+func TestHeaderMatchesWrite(t *testing.T) {
+	c := small(ggml.Q4_0)
+	full := write(t, c)
+	h, size, err := Header(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size != int64(len(full)) || !bytes.Equal(h, full[:len(h)]) {
+		t.Fatalf("header %d bytes, size %d; file %d bytes", len(h), size, len(full))
+	}
+	if f := parse(t, full); f.DataOffset != int64(len(h)) {
+		t.Errorf("data offset %d, header %d", f.DataOffset, len(h))
+	}
+}
+
 func TestCopiesVocab(t *testing.T) {
 	src := parse(t, write(t, small(ggml.F32)))
 	c := small(ggml.F16)
