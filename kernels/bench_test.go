@@ -100,6 +100,30 @@ func BenchmarkMatVec(b *testing.B) {
 	}
 }
 
+// BenchmarkMatVecAll covers every executed weight type at 4096×4096 on two
+// threads, streaming from DRAM like BenchmarkMatVec.
+func BenchmarkMatVecAll(b *testing.B) {
+	const rows, cols = 4096, 4096
+	r := rand.New(rand.NewPCG(87, 88))
+	for _, typ := range Executable() {
+		ms := benchMatrices(typ, rows, cols)
+		a := encodeAct(typ, randActivations(r, cols))
+		y := make([]float32, rows)
+		for _, k := range Available() {
+			b.Run(fmt.Sprintf("%s/%s/t2", typ, k.Name), func(b *testing.B) {
+				p := NewPool(2)
+				defer p.Close()
+				b.SetBytes(int64(len(ms[0])))
+				i := 0
+				for b.Loop() {
+					k.MatVec(p, typ, rows, cols, ms[i%len(ms)], a, y)
+					i++
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkMatMul is prefill: a batch of 8 activation rows per weight pass.
 // Bytes are weight bytes, so GB/s above the read ceiling shows reuse.
 func BenchmarkMatMul(b *testing.B) {
