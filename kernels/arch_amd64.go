@@ -125,3 +125,9 @@ func dotQ2_KQ8_KAVX512(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ3_KQ8_KAVX512(nb int, w, a *byte) float32
+
+// readSumAVX2 only reads n bytes (a multiple of 128) and returns a checksum:
+// BenchmarkArchReadBW's read-bandwidth ceiling.
+//
+//go:noescape
+func readSumAVX2(n int, p *byte) uint64

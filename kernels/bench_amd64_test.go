@@ -1,3 +1,5 @@
+//go:build linux
+
 package kernels
 
 import (
@@ -12,9 +14,6 @@ import (
 
 	"github.com/memvanta/memvanta/core/ggml"
 )
-
-//go:noescape
-func readSumAVX2(n int, p *byte) uint64
 
 // cpuTime is the CPU time consumed so far by the calling thread (who =
 // RUSAGE_THREAD) or the whole process (RUSAGE_SELF). On a machine shared with
