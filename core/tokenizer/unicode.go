@@ -69,6 +69,12 @@ func slowFlags(r rune) cpFlags {
 		f.cat = catSeparator
 	case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs):
 		f.cat = catControl
+	case r >= 0x2FFC && r <= 0x2FFF || r == 0x31EF:
+		// Assigned in Unicode 15.1, which llama.cpp's tables follow and
+		// Go's unicode package (15.0) does not have yet.
+		f.cat = catSymbol
+	case r >= 0x2EBF0 && r <= 0x2EE5D: // CJK Extension I, Unicode 15.1
+		f.cat = catLetter
 	default:
 		f.cat = catUndefined
 	}
