@@ -1,16 +1,32 @@
 package kernels
 
-import "github.com/memvanta/memvanta/core/ggml"
+import (
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
 
 // asmDot is the calling convention shared by the assembly dot routines: nb
 // counts blocks for quantized types and elements for the float types.
 type asmDot func(nb int, w, a *byte) float32
 
 // archImpls returns the NEON path. Advanced SIMD is mandatory in ARMv8-A, so
-// there is nothing to detect; the routines use only ARMv8.0 instructions
-// (no SDOT), so they run on every arm64 CPU and under qemu-aarch64.
+// the base routines (neonDots) use only ARMv8.0 instructions and run on every
+// arm64 CPU; where the CPU has the ARMv8.2 dot-product extension (ASIMDDP:
+// Graviton2+, Apple M1+, Neoverse) the Q4_0/Q8_0 routines switch to SDOT,
+// which needs half the instructions per block.
 func archImpls(scalar *Impl) []*Impl {
-	return []*Impl{deriveImpl(scalar, "neon", neonDots)}
+	neon := deriveImpl(scalar, "neon", neonDots)
+	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
+		neon = deriveImpl(neon, "neon", neonDotprodDots)
+	}
+	return []*Impl{neon}
+}
+
+// neonDotprodDots replace neonDots entries on CPUs with ASIMDDP.
+var neonDotprodDots = []archDot{
+	{ggml.Q4_0, dotQ4_0Q8_0NEONDot},
+	{ggml.Q8_0, dotQ8_0Q8_0NEONDot},
 }
 
 var neonDots = []archDot{
@@ -67,3 +83,9 @@ func dotQ5_KQ8_KNEON(nb int, w, a *byte) float32
 
 //go:noescape
 func dotBF16NEON(n int, w, a *byte) float32
+
+//go:noescape
+func dotQ4_0Q8_0NEONDot(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ8_0Q8_0NEONDot(nb int, w, a *byte) float32

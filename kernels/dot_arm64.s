@@ -844,3 +844,64 @@ bf16tl:
 bf16done:
 	FMOVS F0, ret+24(FP)
 	RET
+
+// ---- ARMv8.2 dot-product (SDOT) variants, used when the CPU has ASIMDDP.
+
+// Vd.4S += Σ of each 4 consecutive Vn.16B × Vm.16B (signed int8, exact).
+#define SDOT4S(d, n, m) WORD $(0x4E809400 | ((m)<<16) | ((n)<<5) | (d))
+
+// func dotQ4_0Q8_0NEONDot(nb int, w, a *byte) float32
+TEXT ·dotQ4_0Q8_0NEONDot(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	VMOVI $15, V15.B16
+	VMOVI $8, V14.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	CBZ R0, dq40done
+dq40loop:
+	MOVHU.P 2(R1), R4
+	MOVHU.P 2(R2), R5
+	VLD1.P 16(R1), [V0.B16]
+	VLD1.P 32(R2), [V2.B16, V3.B16]
+	DPRODH
+	VAND V15.B16, V0.B16, V1.B16
+	VUSHR $4, V0.B16, V0.B16
+	VSUB V14.B16, V1.B16, V1.B16
+	VSUB V14.B16, V0.B16, V0.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	SDOT4S(5, 1, 2)
+	SDOT4S(5, 0, 3)
+	SCVTF4S(5, 5)
+	FMLAS0(16, 5, 9)
+	SUBS $1, R0, R0
+	BNE dq40loop
+dq40done:
+	HSUM16
+	FMOVS F0, ret+24(FP)
+	RET
+
+// func dotQ8_0Q8_0NEONDot(nb int, w, a *byte) float32
+TEXT ·dotQ8_0Q8_0NEONDot(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	VEOR V16.B16, V16.B16, V16.B16
+	CBZ R0, dq80done
+dq80loop:
+	MOVHU.P 2(R1), R4
+	MOVHU.P 2(R2), R5
+	VLD1.P 32(R1), [V0.B16, V1.B16]
+	VLD1.P 32(R2), [V2.B16, V3.B16]
+	DPRODH
+	VEOR V8.B16, V8.B16, V8.B16
+	SDOT4S(8, 0, 2)
+	SDOT4S(8, 1, 3)
+	SCVTF4S(8, 8)
+	FMLAS0(16, 8, 9)
+	SUBS $1, R0, R0
+	BNE dq80loop
+dq80done:
+	HSUM16
+	FMOVS F0, ret+24(FP)
+	RET

@@ -160,7 +160,7 @@ func simdMagnitude(t *testing.T, typ ggml.Type, w, a []byte, n int) float64 {
 func TestSIMDDiffScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 7))
 	ref := Scalar()
-	var paths []*Impl
+	paths := simdExtraPaths()
 	for _, k := range Available() {
 		if k != ref {
 			paths = append(paths, k)
@@ -205,7 +205,7 @@ func TestSIMDDiffScalar(t *testing.T) {
 // TestSIMDShortRowPanics checks that a row shorter than n claims fails in Go
 // (bounds check in the wrapper) instead of letting assembly read past it.
 func TestSIMDShortRowPanics(t *testing.T) {
-	for _, p := range Available() {
+	for _, p := range append(simdExtraPaths(), Available()...) {
 		if p == Scalar() {
 			continue
 		}
