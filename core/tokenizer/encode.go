@@ -228,8 +228,9 @@ func (t *Tokenizer) appendByteToken(out []int32, b byte) []int32 {
 // ---- BPE ----
 
 type bpeSymbol struct {
-	start, n   int
+	start, n   int // byte range in the byte-level encoded word
 	prev, next int
+	id         int32 // token whose text is the symbol, or NoToken
 }
 
 type bpeBigram struct {
@@ -247,36 +248,39 @@ func bpeLess(a, b bpeBigram) bool {
 }
 
 // encodeBPE pre-tokenizes, byte-level encodes each word, and applies merges
-// in rank order (llama.cpp's llm_tokenizer_bpe_session).
+// in rank order (llama.cpp's llm_tokenizer_bpe_session). Symbols carry their
+// token id so that merge ranks are found by id pair rather than by hashing
+// strings.
 func (t *Tokenizer) encodeBPE(text string, out []int32) []int32 {
 	var h heap[bpeBigram]
 	h.less = bpeLess
 	var syms []bpeSymbol
-	var enc strings.Builder
+	var enc []byte
 	for _, w := range t.split.words(text) {
-		enc.Reset()
+		enc = enc[:0]
 		for i := 0; i < len(w); i++ {
-			enc.WriteString(t.bl.enc[w[i]])
+			enc = append(enc, t.bl.enc[w[i]]...)
 		}
-		word := enc.String()
-		if word == "" {
+		if len(enc) == 0 {
 			continue
 		}
+		word := string(enc)
 		if t.ignoreMerges {
 			if id, ok := t.ids[word]; ok {
 				out = append(out, id)
 				continue
 			}
 		}
+		// One symbol per input byte: each byte is one byte-level character.
 		syms = syms[:0]
-		for off := 0; off < len(word); {
-			n := min(utf8Len(word[off]), len(word)-off)
-			idx := len(syms)
-			next := idx + 1
-			if off+n == len(word) {
+		off := 0
+		for i := 0; i < len(w); i++ {
+			n := len(t.bl.enc[w[i]])
+			next := i + 1
+			if i == len(w)-1 {
 				next = -1
 			}
-			syms = append(syms, bpeSymbol{start: off, n: n, prev: idx - 1, next: next})
+			syms = append(syms, bpeSymbol{start: off, n: n, prev: i - 1, next: next, id: t.byteID[w[i]]})
 			off += n
 		}
 		h.items = h.items[:0]
@@ -284,13 +288,17 @@ func (t *Tokenizer) encodeBPE(text string, out []int32) []int32 {
 			if l < 0 || r < 0 {
 				return
 			}
-			a := word[syms[l].start : syms[l].start+syms[l].n]
-			b := word[syms[r].start : syms[r].start+syms[r].n]
-			rank, ok := t.ranks[[2]string{a, b}]
-			if !ok {
-				return
+			sl, sr := &syms[l], &syms[r]
+			var rank int32
+			var ok bool
+			if sl.id != NoToken && sr.id != NoToken {
+				rank, ok = t.pairRank[pairKey(sl.id, sr.id)]
+			} else if len(t.strRank) > 0 {
+				rank, ok = t.strRank[[2]string{word[sl.start : sl.start+sl.n], word[sr.start : sr.start+sr.n]}]
 			}
-			h.push(bpeBigram{left: l, right: r, rank: rank, size: len(a) + len(b)})
+			if ok {
+				h.push(bpeBigram{left: l, right: r, rank: rank, size: sl.n + sr.n})
+			}
 		}
 		for i := 1; i < len(syms); i++ {
 			try(i-1, i)
@@ -299,7 +307,7 @@ func (t *Tokenizer) encodeBPE(text string, out []int32) []int32 {
 			b := h.pop()
 			l, r := &syms[b.left], &syms[b.right]
 			if l.n == 0 || r.n == 0 || l.n+r.n != b.size {
-				continue
+				continue // stale: one side already merged
 			}
 			l.n += r.n
 			r.n = 0
@@ -307,15 +315,19 @@ func (t *Tokenizer) encodeBPE(text string, out []int32) []int32 {
 			if r.next >= 0 {
 				syms[r.next].prev = b.left
 			}
+			l.id = NoToken
+			if id, ok := t.ids[word[l.start:l.start+l.n]]; ok {
+				l.id = id
+			}
 			try(l.prev, b.left)
 			try(b.left, l.next)
 		}
 		for i := 0; i != -1; i = syms[i].next {
-			s := word[syms[i].start : syms[i].start+syms[i].n]
-			if id, ok := t.ids[s]; ok {
+			if id := syms[i].id; id != NoToken {
 				out = append(out, id)
 				continue
 			}
+			s := word[syms[i].start : syms[i].start+syms[i].n]
 			for j := 0; j < len(s); j++ {
 				if id, ok := t.ids[s[j:j+1]]; ok {
 					out = append(out, id)

@@ -85,9 +85,13 @@ type Tokenizer struct {
 	attrs []attr
 	ids   map[string]int32
 
-	ranks map[[2]string]int32 // BPE merges
-	bl    *byteLevel
-	split *preTokenizer
+	// BPE merges: rank by (left id, right id) when both sides are tokens
+	// (always, in real vocabularies), by text otherwise.
+	pairRank map[uint64]int32
+	strRank  map[[2]string]int32
+	byteID   [256]int32 // token of each byte's byte-level character, or NoToken
+	bl       *byteLevel
+	split    *preTokenizer
 
 	bos, eos, eot, eom, unk int32
 	fim                     [6]int32 // pre, suf, mid, pad, rep, sep
@@ -151,8 +155,8 @@ func New(v *Vocab) (*Tokenizer, error) {
 			return nil, err
 		}
 		t.bl = newByteLevel()
-		if err := t.loadMerges(v.Merges); err != nil {
-			return nil, err
+		if len(v.Merges) == 0 {
+			return nil, errors.New("tokenizer: BPE vocabulary has no tokenizer.ggml.merges")
 		}
 	default:
 		return nil, fmt.Errorf("tokenizer: model %q: %w (want %q or %q)", v.Model, ErrUnsupported, ModelSPM, ModelBPE)
@@ -171,6 +175,10 @@ func New(v *Vocab) (*Tokenizer, error) {
 		if v.Types != nil {
 			t.attrs[i] = typeAttr(v.Types[i])
 		}
+	}
+
+	if v.Model == ModelBPE {
+		t.loadMerges(v.Merges)
 	}
 
 	setID := func(dst *int32, src *int32) {
@@ -231,11 +239,11 @@ func typeAttr(tt TokenType) attr {
 	return 0
 }
 
-func (t *Tokenizer) loadMerges(merges []string) error {
-	if len(merges) == 0 {
-		return errors.New("tokenizer: BPE vocabulary has no tokenizer.ggml.merges")
-	}
-	t.ranks = make(map[[2]string]int32, len(merges))
+// loadMerges indexes the merge list; it needs the token map.
+func (t *Tokenizer) loadMerges(merges []string) {
+	t.pairRank = make(map[uint64]int32, len(merges))
+	t.strRank = make(map[[2]string]int32)
+	seen := make(map[[2]string]bool)
 	for i, m := range merges {
 		// llama.cpp splits at the first space after the first byte, so a merge
 		// whose left side starts with a space still parses.
@@ -247,13 +255,29 @@ func (t *Tokenizer) loadMerges(merges []string) error {
 			continue
 		}
 		p++
-		k := [2]string{m[:p], m[p+1:]}
-		if _, dup := t.ranks[k]; !dup {
-			t.ranks[k] = int32(i)
+		a, b := m[:p], m[p+1:]
+		k := [2]string{a, b}
+		if seen[k] {
+			continue // the first rank of a duplicated merge wins
+		}
+		seen[k] = true
+		ia, oka := t.ids[a]
+		ib, okb := t.ids[b]
+		if oka && okb {
+			t.pairRank[pairKey(ia, ib)] = int32(i)
+		} else {
+			t.strRank[k] = int32(i)
 		}
 	}
-	return nil
+	for b := range t.byteID {
+		t.byteID[b] = NoToken
+		if id, ok := t.ids[t.bl.enc[b]]; ok {
+			t.byteID[b] = id
+		}
+	}
 }
+
+func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
 // Token texts llama.cpp (v0.4.0, llama-vocab.cpp) recognises when the
 // metadata does not name the token: the first match becomes the EOT/EOM/FIM
