@@ -1,0 +1,132 @@
+// Command refgolden regenerates testdata/golden/*.json: greedy
+// continuations and per-step top-5 logit gaps from llama.cpp (through the
+// node-llama-cpp harness, ../shared/ref or an installed copy) on synthetic
+// models made by core/synth. The golden files record the synth parameters
+// and the model's SHA-256, so the Go tests rebuild the identical model in
+// memory and need neither node nor the model file at test time.
+//
+//	go run ./internal/cmd/refgolden -ref /work/ref
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/core/gguf"
+	"github.com/memvanta/memvanta/core/synth"
+	"github.com/memvanta/memvanta/internal/golden"
+	"github.com/memvanta/memvanta/kernels"
+)
+
+// The shape every synthetic golden model shares: small enough that the
+// tests stay fast, wide enough (n_embd 256) for core/synth's logit margins.
+var shape = golden.Synth{Embd: 256, Layers: 4, Heads: 8, KVHeads: 4, FF: 512, Ctx: 512, RopeBase: 10000, Eps: 1e-5}
+
+var prompts = []string{
+	"Once upon a time",
+	"The quick brown fox jumps over the lazy dog.",
+	"Hello, world! 12345",
+}
+
+func main() {
+	ref := flag.String("ref", "/work/ref", "directory with an installed ref.mjs harness (npm ci done)")
+	vocabDir := flag.String("vocab", "../shared/vocab", "directory with ggml-vocab-llama-spm.gguf")
+	out := flag.String("out", "testdata/golden", "output directory")
+	n := flag.Int("n", 32, "greedy tokens per prompt")
+	flag.Parse()
+	if err := run(*ref, *vocabDir, *out, *n); err != nil {
+		fmt.Fprintln(os.Stderr, "refgolden:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ref, vocabDir, out string, n int) error {
+	const vocabName = "ggml-vocab-llama-spm.gguf"
+	vb, err := os.ReadFile(filepath.Join(vocabDir, vocabName))
+	if err != nil {
+		return err
+	}
+	vf, err := gguf.Parse(bytes.NewReader(vb), int64(len(vb)), gguf.DefaultLimits())
+	if err != nil {
+		return fmt.Errorf("%s: %w", vocabName, err)
+	}
+	tmp, err := os.MkdirTemp("", "refgolden")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	for i, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0} {
+		s := shape
+		s.Type, s.Seed, s.Vocab = typ.String(), uint64(11+i), vocabName
+		cfg, err := s.Config(vf, kernels.Quantize)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		if err := synth.Write(context.Background(), &buf, cfg, nil); err != nil {
+			return err
+		}
+		sum := sha256.Sum256(buf.Bytes())
+		path := filepath.Join(tmp, "synth-"+typ.String()+".gguf")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+		g := golden.File{Generator: "go run ./internal/cmd/refgolden", Synth: s, ModelSHA256: hex.EncodeToString(sum[:])}
+		for _, p := range prompts {
+			c, env, err := greedy(ref, path, p, n)
+			if err != nil {
+				return fmt.Errorf("%s %q: %w", typ, p, err)
+			}
+			g.Reference = env
+			g.Cases = append(g.Cases, c)
+		}
+		b, err := json.MarshalIndent(g, "", " ")
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(out, "synth-"+typ.String()+".json")
+		if err := os.WriteFile(dst, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "refgolden: wrote %s\n", dst)
+	}
+	return nil
+}
+
+// greedy runs `node ref.mjs greedy` and keeps what the tests compare.
+func greedy(ref, model, prompt string, n int) (golden.Case, json.RawMessage, error) {
+	cmd := exec.Command("node", "ref.mjs", "greedy", model, "--prompt", prompt, "-n", fmt.Sprint(n), "--threads", "2", "--top", "5")
+	cmd.Dir = ref
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return golden.Case{}, nil, fmt.Errorf("ref.mjs greedy: %w", err)
+	}
+	var r struct {
+		PromptTokens []int32         `json:"prompt_tokens"`
+		Tokens       []int32         `json:"tokens"`
+		Text         string          `json:"text"`
+		Margins      json.RawMessage `json:"margins"`
+		Steps        []golden.Step   `json:"steps"`
+		Settings     json.RawMessage `json:"settings"`
+		Env          json.RawMessage `json:"env"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return golden.Case{}, nil, fmt.Errorf("ref.mjs output: %w", err)
+	}
+	env, _ := json.Marshal(map[string]json.RawMessage{"env": r.Env, "settings": r.Settings})
+	return golden.Case{Prompt: prompt, PromptTokens: r.PromptTokens, Tokens: r.Tokens, Text: r.Text,
+		Margins: r.Margins, Steps: r.Steps}, env, nil
+}
