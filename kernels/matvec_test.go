@@ -18,7 +18,7 @@ func TestPoolCoversEveryIndexOnce(t *testing.T) {
 		for _, c := range []struct{ n, grain int }{{0, 1}, {1, 1}, {7, 3}, {1000, 1}, {1000, 64}, {5, 100}} {
 			hits := make([]int32, c.n)
 			p.Run(c.n, c.grain, func(lo, hi int) {
-				if lo < 0 || hi > c.n || lo >= hi || (hi-lo > c.grain && threads > 1) {
+				if lo < 0 || hi > c.n || lo >= hi || (hi-lo > c.grain && p.Threads() > 1) {
 					t.Errorf("bad chunk [%d,%d) for n=%d grain=%d", lo, hi, c.n, c.grain)
 				}
 				for i := lo; i < hi; i++ {
