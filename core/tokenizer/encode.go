@@ -164,7 +164,7 @@ func (t *Tokenizer) encodeSPM(text string, out []int32) []int32 {
 	}
 	h := heap[spmBigram]{less: spmLess}
 	try := func(l, r int) {
-		if l < 0 || r < 0 {
+		if l < 0 || r < 0 || syms[l].n+syms[r].n > t.maxLen {
 			return
 		}
 		s := text[syms[l].start : syms[l].start+syms[l].n+syms[r].n]
@@ -316,8 +316,10 @@ func (t *Tokenizer) encodeBPE(text string, out []int32) []int32 {
 				syms[r.next].prev = b.left
 			}
 			l.id = NoToken
-			if id, ok := t.ids[word[l.start:l.start+l.n]]; ok {
-				l.id = id
+			if l.n <= t.maxLen {
+				if id, ok := t.ids[word[l.start:l.start+l.n]]; ok {
+					l.id = id
+				}
 			}
 			try(l.prev, b.left)
 			try(b.left, l.next)

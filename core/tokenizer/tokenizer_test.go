@@ -334,3 +334,31 @@ func TestFromGGUF(t *testing.T) {
 		t.Errorf("tokens of wrong type: %v, want ErrType", err)
 	}
 }
+
+// TestConcurrentEncode: a Tokenizer is shared by goroutines without locking.
+func TestConcurrentEncode(t *testing.T) {
+	tok := mustNew(t, spmVocab())
+	btok := mustNew(t, bpeVocab())
+	want, bwant := tok.Encode("ab c é", true, false), btok.Encode("a ab é", true, false)
+	done := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 200; i++ {
+				if got := tok.Encode("ab c é", true, false); !equalIDs(got, want) {
+					done <- fmt.Errorf("SPM: %v != %v", got, want)
+					return
+				}
+				if got := btok.Encode("a ab é", true, false); !equalIDs(got, bwant) {
+					done <- fmt.Errorf("BPE: %v != %v", got, bwant)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -84,6 +84,8 @@ type Tokenizer struct {
 	score []float32
 	attrs []attr
 	ids   map[string]int32
+	// maxLen is the longest token text: longer candidates need no lookup.
+	maxLen int
 
 	// BPE merges: rank by (left id, right id) when both sides are tokens
 	// (always, in real vocabularies), by text otherwise.
@@ -168,6 +170,7 @@ func New(v *Vocab) (*Tokenizer, error) {
 		}
 		t.text[i] = s
 		t.ids[s] = int32(i) // duplicates: the last one wins, as in llama.cpp's map
+		t.maxLen = max(t.maxLen, len(s))
 		if v.Scores != nil {
 			t.score[i] = v.Scores[i]
 		}
