@@ -1,10 +1,11 @@
-// NEON (ARMv8.0 Advanced SIMD) dot products, ggml vec_dot semantics. Go's
-// assembler lacks most widening integer and vector float instructions, so
-// those are emitted as WORDs by the macros below (register numbers are
-// plain integers, V0..V31). Block integer sums are exact for every byte
-// pattern: int8 products are widened to int16 with SMULL and never more than
-// four products (≤ 4·8·128 for Q4_0, ≤ 4·15·128 for Q4_K) or two (≤ 2·32·128
-// for Q6_K) share an int16 lane before being widened again to int32.
+// NEON (ARMv8.0 Advanced SIMD, plus SDOT variants for ARMv8.2 DotProd) dot
+// products, ggml vec_dot semantics. Go's assembler lacks most widening integer
+// and vector float instructions, so those are emitted as WORDs by the macros
+// below (register numbers are plain integers, V0..V31). Block integer sums
+// are exact for every byte pattern: int8 products are widened to int16 with
+// SMULL and at most four of them share an int16 lane (|sum| <= 4*31*128 =
+// 15872, Q5_1/Q5_K) before SADDLP/SMLAL widen to int32; int8×int8 (Q8_0)
+// widens each product (|p| <= 16384) on its own.
 
 #include "textflag.h"
 
