@@ -18,6 +18,7 @@ type Flags struct {
 	VocabSize                             *int
 	Seed                                  *uint64
 	Name                                  *string
+	Gain, Noise                           *float64
 }
 
 // RegisterFlags defines the shape flags on fs.
@@ -36,12 +37,17 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		VocabSize: fs.Int("vocab", 32000, "synthetic vocabulary size when --vocab-from is not given"),
 		Seed:      fs.Uint64("seed", 1, "random seed"),
 		Name:      fs.String("name", "", "general.name (default describes the shape)"),
+		Gain:      fs.Float64("logit-gain", 12, "structured logit gain: how far the successor token leads"),
+		Noise:     fs.Float64("logit-noise", 1, "std of the random, forward-pass-dependent part of the logits"),
 	}
 }
 
 // Config returns the parsed shape; the caller loads VocabFrom into
 // Config.Vocab and sets Config.Quantize.
 func (f *Flags) Config() (Config, error) {
+	if *f.Gain <= 0 || *f.Noise <= 0 {
+		return Config{}, fmt.Errorf("synth: --logit-gain and --logit-noise must be positive")
+	}
 	t, ok := ggml.Parse(*f.Type)
 	if !ok {
 		return Config{}, fmt.Errorf("synth: unknown type %q", *f.Type)
@@ -49,6 +55,6 @@ func (f *Flags) Config() (Config, error) {
 	return Config{
 		Embd: *f.Embd, Layers: *f.Layers, Heads: *f.Heads, KVHeads: *f.KVHeads, FF: *f.FF, Ctx: *f.Ctx,
 		RopeBase: float32(*f.RopeBase), Eps: float32(*f.Eps), Type: t, VocabSize: *f.VocabSize,
-		Seed: *f.Seed, Name: *f.Name,
+		Seed: *f.Seed, Name: *f.Name, Gain: float32(*f.Gain), Noise: float32(*f.Noise),
 	}, nil
 }

@@ -27,6 +27,13 @@
 //     greedy steps at n_embd 256), while the random part (which depends
 //     on the whole forward pass) still moves every logit by O(Noise).
 //     Narrower models work but have smaller margins.
+//
+// A consequence: the greedy token sequence follows the successor map
+// almost regardless of the layers (the same seed and vocab give the same
+// text at any depth), so comparing two engines token by token checks the
+// embedding/output path and the plumbing, while comparing their top-k
+// logits or probabilities (the random part) checks the whole forward pass.
+// Lower Gain (--logit-gain) trades margin for more context-dependent tokens.
 //   - Norm weights are 1 ± 0.1 (F32).
 package synth
 
