@@ -50,19 +50,27 @@ func (k *Impl) MatVec(p *Pool, t ggml.Type, rows, cols int, w, a []byte, y []flo
 }
 
 // MatMul computes y[b*rows+r] = w[r]·a[b] for nb activation rows (prefill).
-// The row loop is outside the batch loop, so each weight row is read from
-// memory once and reused from L1 for the whole batch: weight bandwidth, not
-// compute, is what a CPU matvec is bound by.
+// A CPU matmul over quantized weights is bound by memory traffic, so the
+// loops are tiled: each pool chunk is ~chunkBytes of weight rows, and within
+// it the batch is walked in tiles of ~chunkBytes of activation rows, rows
+// inside tiles. A weight chunk is thus read from memory once and reused from
+// cache for every activation tile, and each activation tile is reused from
+// L1/L2 for every row of the chunk (rather than streaming all nb activation
+// rows past every single weight row).
 func (k *Impl) MatMul(p *Pool, t ggml.Type, rows, cols int, w, a []byte, nb int, y []float32) {
 	dot, ws, as := k.geometry("MatMul", t, rows, cols, len(w), len(a), nb, len(y))
 	if nb == 0 {
 		return
 	}
-	p.Run(rows, max(1, grainRows(ws)/nb), func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			wr := w[r*ws : (r+1)*ws]
-			for b := 0; b < nb; b++ {
-				y[b*rows+r] = dot(cols, wr, a[b*as:(b+1)*as])
+	tile := max(1, chunkBytes/max(as, 1))
+	p.Run(rows, grainRows(ws), func(lo, hi int) {
+		for b0 := 0; b0 < nb; b0 += tile {
+			b1 := min(b0+tile, nb)
+			for r := lo; r < hi; r++ {
+				wr := w[r*ws : (r+1)*ws]
+				for b := b0; b < b1; b++ {
+					y[b*rows+r] = dot(cols, wr, a[b*as:(b+1)*as])
+				}
 			}
 		}
 	})
