@@ -216,3 +216,20 @@ func sumWords(w []uint64) uint64 {
 	}
 	return s0 + s1 + s2 + s3
 }
+
+// BenchmarkQuantizeAct is the per-matvec cost of encoding one 4096-wide
+// activation row; bytes are input f32 bytes.
+func BenchmarkQuantizeAct(b *testing.B) {
+	r := rand.New(rand.NewPCG(89, 90))
+	x := randActivations(r, 4096)
+	for _, at := range []ggml.Type{ggml.Q8_0, ggml.Q8_1, ggml.Q8_K, ggml.F16} {
+		sz, _ := RowSize(at, len(x))
+		dst := make([]byte, sz)
+		b.Run(at.String(), func(b *testing.B) {
+			b.SetBytes(int64(4 * len(x)))
+			for b.Loop() {
+				_ = QuantizeAct(at, x, dst)
+			}
+		})
+	}
+}
