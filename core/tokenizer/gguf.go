@@ -54,10 +54,22 @@ func VocabFromGGUF(f *gguf.File) (*Vocab, error) {
 		return nil, fmt.Errorf("tokenizer: %s: %w", keyTokens, err)
 	}
 	if v.Scores, err = f.Float32s(keyScores); err != nil {
-		if !errors.Is(err, gguf.ErrNotFound) {
+		v.Scores = nil
+		switch {
+		case errors.Is(err, gguf.ErrNotFound):
+		case errors.Is(err, gguf.ErrType):
+			// llama.cpp also accepts integer scores.
+			is, ierr := f.Int32s(keyScores)
+			if ierr != nil {
+				return nil, fmt.Errorf("tokenizer: %s: %w", keyScores, err)
+			}
+			v.Scores = make([]float32, len(is))
+			for i, x := range is {
+				v.Scores[i] = float32(x)
+			}
+		default:
 			return nil, fmt.Errorf("tokenizer: %s: %w", keyScores, err)
 		}
-		v.Scores = nil
 	}
 	types, err := f.Int32s(keyTypes)
 	if err != nil && !errors.Is(err, gguf.ErrNotFound) {

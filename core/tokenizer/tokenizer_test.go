@@ -324,6 +324,25 @@ func TestFromGGUF(t *testing.T) {
 		t.Errorf("Encode with add_bos=false add_eos=true = %v, want [264 2]", got)
 	}
 
+	// integer scores (accepted by llama.cpp) give the same merges
+	iscores := make([]int32, len(v.Scores))
+	for i, x := range v.Scores {
+		iscores[i] = int32(x)
+	}
+	kv[keyScores] = iscores
+	itok, err := FromGGUF(writeGGUF(t, kv, order))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := itok.Encode("ab c", false, false); !equalIDs(got, []int32{264, 259, 262}) {
+		t.Errorf("integer scores: Encode = %v", got)
+	}
+	kv[keyScores] = v.Scores[:10]
+	if _, err := FromGGUF(writeGGUF(t, kv, order)); err == nil {
+		t.Error("too few scores: no error")
+	}
+	kv[keyScores] = v.Scores
+
 	_, err = FromGGUF(writeGGUF(t, kv, order[1:]))
 	if !errors.Is(err, gguf.ErrNotFound) {
 		t.Errorf("missing model key: %v, want ErrNotFound", err)

@@ -120,10 +120,11 @@ func New(v *Vocab) (*Tokenizer, error) {
 	if n > maxVocab {
 		return nil, fmt.Errorf("tokenizer: %d tokens exceeds the limit of %d", n, maxVocab)
 	}
-	if v.Scores != nil && len(v.Scores) != n {
+	// Like llama.cpp, accept longer score/type arrays and ignore the excess.
+	if v.Scores != nil && len(v.Scores) < n {
 		return nil, fmt.Errorf("tokenizer: %d scores for %d tokens", len(v.Scores), n)
 	}
-	if v.Types != nil && len(v.Types) != n {
+	if v.Types != nil && len(v.Types) < n {
 		return nil, fmt.Errorf("tokenizer: %d token types for %d tokens", len(v.Types), n)
 	}
 	t := &Tokenizer{
