@@ -189,9 +189,15 @@ func minMax(x []float32) (lo, hi float32) {
 
 func abs32(v float32) float32 { return math.Float32frombits(math.Float32bits(v) &^ (1 << 31)) }
 
-// roundAway is C roundf: nearest, ties away from zero. It is exact for every
-// float32 because float64 holds it exactly.
-func roundAway(v float32) int32 { return int32(math.Round(float64(v))) }
+// roundAway is C roundf (nearest, ties away from zero) for |v| < 2^31:
+// trunc(v ± 0.5) computed in float64. The sum is exact whenever it matters —
+// v has 24 significant bits, so v ± 0.5 fits in 53 bits unless |v| < 2^-29,
+// where the rounded sum stays below 1 and truncates to 0 as it should. This
+// is several times cheaper than math.Round, and QuantizeAct runs per matvec.
+func roundAway(v float32) int32 {
+	f := float64(v)
+	return int32(f + math.Copysign(0.5, f))
+}
 
 func quantQ4_0(x []float32, dst []byte) {
 	for b := 0; b*32 < len(x); b++ {

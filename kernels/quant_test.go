@@ -248,3 +248,40 @@ func TestActType(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundAway checks the cheap roundf against math.Round on every float32
+// within 4 ulps of each half-integer up to 2^12, on powers of two, and on
+// random values in the activation range.
+func TestRoundAway(t *testing.T) {
+	check := func(v float32) {
+		if got, want := roundAway(v), int32(math.Round(float64(v))); got != want {
+			t.Fatalf("roundAway(%g [%#08x]) = %d, want %d", v, math.Float32bits(v), got, want)
+		}
+	}
+	for k := -4096; k <= 4096; k++ {
+		h := float32(k) + 0.5
+		v := h
+		for i := 0; i < 4; i++ {
+			v = math.Nextafter32(v, float32(math.Inf(-1)))
+		}
+		for i := 0; i < 9; i++ {
+			check(v)
+			check(float32(k))
+			v = math.Nextafter32(v, float32(math.Inf(1)))
+		}
+	}
+	for e := -149; e < 31; e++ {
+		p := float32(math.Ldexp(1, e))
+		for _, v := range []float32{p, -p, math.Nextafter32(p, 0), -math.Nextafter32(p, 0)} {
+			check(v)
+		}
+	}
+	r := rand.New(rand.NewPCG(53, 54))
+	for i := 0; i < 200000; i++ {
+		check(float32(r.NormFloat64() * 100))
+	}
+	check(0)
+	check(float32(math.Copysign(0, -1)))
+	check(0.49999997)
+	check(-0.49999997)
+}
