@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"testing"
@@ -290,6 +291,7 @@ type countingReader struct {
 	header []byte
 	size   int64
 	read   int64
+	calls  int
 }
 
 func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
@@ -308,6 +310,7 @@ func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
 		}
 	}
 	c.read += int64(n)
+	c.calls++
 	if n < len(p) {
 		return n, io.EOF
 	}
@@ -319,6 +322,14 @@ func TestParseReadsOnlyHeader(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
 	if err := w.AddKV("general.architecture", mustValue(t, "llama")); err != nil {
+		t.Fatal(err)
+	}
+	// A 150k-token vocabulary makes the header span many windows.
+	toks := make([]string, 150000)
+	for i := range toks {
+		toks[i] = fmt.Sprintf("tok%d", i)
+	}
+	if err := w.AddKV("tokenizer.ggml.tokens", mustValue(t, toks)); err != nil {
 		t.Fatal(err)
 	}
 	var total uint64
@@ -344,8 +355,16 @@ func TestParseReadsOnlyHeader(t *testing.T) {
 	if len(f.Tensors) != 200 {
 		t.Fatalf("%d tensors", len(f.Tensors))
 	}
+	if got, _ := f.Strings("tokenizer.ggml.tokens"); len(got) != len(toks) || got[149999] != "tok149999" {
+		t.Fatalf("tokens not read back")
+	}
 	if r.read != f.BytesRead || r.read > int64(len(header))+windowSize {
 		t.Errorf("read %d bytes (BytesRead %d) of a %d-byte file with a %d-byte header", r.read, f.BytesRead, r.size, len(header))
+	}
+	// Buffered: one ReadAt per window, not one per field.
+	t.Logf("%d-byte header read in %d calls", len(header), r.calls)
+	if max := len(header)/windowSize + 2; r.calls > max {
+		t.Errorf("%d ReadAt calls for a %d-byte header, want <= %d", r.calls, len(header), max)
 	}
 }
 
