@@ -16,7 +16,7 @@
 //	alignment        number  tensor data alignment in bytes
 //	data_offset      number  absolute offset of the tensor data section
 //	architecture     string  general.architecture ("" if absent)
-//	known_architecture bool  a Llama-family architecture memvanta can run
+//	known_architecture bool  an architecture memvanta executes (llama, qwen2)
 //	name             string  general.name ("" if absent)
 //	file_type        number  general.file_type (omitted if absent)
 //	parameters       number  sum of tensor element counts

@@ -29,7 +29,7 @@ type Options struct {
 const headLen = 8
 
 // knownArchs are the architectures memvanta's model package executes.
-var knownArchs = []string{"llama", "qwen2", "mistral"}
+var knownArchs = []string{"llama", "qwen2"} // as core/model.ConfigFromGGUF accepts
 
 // hyperKeys are the <arch>.* hyperparameters shown for any architecture,
 // in display order.
