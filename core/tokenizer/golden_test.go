@@ -1,8 +1,10 @@
 package tokenizer
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,7 +16,7 @@ import (
 
 // goldenPath holds llama.cpp's answers for texts.json on the shared vocabs
 // and on variants with metadata overridden (see testdata/tokenizer/gen.sh).
-const goldenPath = "../../testdata/tokenizer/golden.json"
+const goldenPath = "../../testdata/tokenizer/golden.json.gz"
 
 type goldenCase struct {
 	Text         string  `json:"text"`
@@ -40,7 +42,16 @@ type goldenVocab struct {
 
 func loadGolden(t *testing.T) []goldenVocab {
 	t.Helper()
-	b, err := os.ReadFile(goldenPath)
+	fh, err := os.Open(goldenPath)
+	if err != nil {
+		t.Fatalf("golden data: %v", err)
+	}
+	defer fh.Close()
+	zr, err := gzip.NewReader(fh)
+	if err != nil {
+		t.Fatalf("golden data: %v", err)
+	}
+	b, err := io.ReadAll(zr)
 	if err != nil {
 		t.Fatalf("golden data: %v", err)
 	}

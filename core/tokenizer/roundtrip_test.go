@@ -9,13 +9,26 @@ import (
 )
 
 // roundTrips reports whether Decode(Encode(s)) == s is promised for s: valid
-// UTF-8 (BPE replaces invalid bytes with U+FFFD as llama.cpp does), no text
-// of a special token (it may be matched as that token), and for SPM no
-// literal U+2581 (SentencePiece's space marker is indistinguishable from an
-// escaped space).
+// UTF-8 (BPE replaces invalid bytes with U+FFFD as llama.cpp does), every
+// byte has a fallback token (falcon's vocabulary, e.g., has none for \v, so
+// llama.cpp drops it), no text of a special token (it may be matched as that
+// token), and for SPM no literal U+2581 (SentencePiece's space marker is
+// indistinguishable from an escaped space).
 func roundTrips(tok *Tokenizer, s string) bool {
 	if !utf8.ValidString(s) {
 		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch tok.model {
+		case ModelBPE:
+			if tok.byteID[s[i]] == NoToken {
+				return false
+			}
+		case ModelSPM:
+			if _, ok := tok.ids[string([]byte{'<', '0', 'x', hexDigits[s[i]>>4], hexDigits[s[i]&15], '>'})]; !ok {
+				return false
+			}
+		}
 	}
 	if tok.model == ModelSPM && strings.Contains(s, "\u2581") {
 		return false

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates testdata/tokenizer/golden.json from llama.cpp (node-llama-cpp in
+# Regenerates testdata/tokenizer/golden.json.gz from llama.cpp (node-llama-cpp in
 # the reference harness, REF_DIR, default /work/ref) over the vocab-only GGUFs
 # in ../shared/vocab, some with tokenizer metadata overridden so that every
 # pre-tokenizer kind is exercised. Run from the repository root:
@@ -35,6 +35,6 @@ done
 add llama-bpe-qwen2 ggml-vocab-llama-bpe.gguf tokenizer.ggml.pre=qwen2
 manifest="$manifest]"
 printf '%s' "$manifest" > "$TMP/manifest.json"
-node $HERE/reftok.mjs "$TMP/manifest.json" $HERE/texts.json > $HERE/golden.json.tmp
-mv $HERE/golden.json.tmp $HERE/golden.json
-echo "wrote $HERE/golden.json"
+node $HERE/reftok.mjs "$TMP/manifest.json" $HERE/texts.json > "$TMP/golden.json"
+gzip -9n < "$TMP/golden.json" > $HERE/golden.json.gz
+echo "wrote $HERE/golden.json.gz"
