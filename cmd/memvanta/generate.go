@@ -86,6 +86,10 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 
 	l, err := openModel(ctx, &mf)
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "memvanta generate: interrupted while loading the model")
+			return 130
+		}
 		return fail("%v", err)
 	}
 	defer l.Close()
@@ -133,6 +137,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case err == nil:
 	case errors.Is(err, context.Canceled):
 		st.Stop = "interrupted"
+		status = 130 // the shell's convention for SIGINT; the output so far is complete
 	case errors.Is(err, model.ErrContextFull):
 		st.Stop = "context"
 	default:
