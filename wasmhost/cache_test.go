@@ -79,7 +79,7 @@ func TestDiskCache(t *testing.T) {
 			b, _ := os.ReadFile(entry)
 			b[0] ^= 0xff
 			os.WriteFile(entry, b, 0o600)
-			if err := writeManifest(dir, sumOf(tinyWasm)); err != nil {
+			if err := writeManifest(dir, cacheSum(tinyWasm, false)); err != nil {
 				t.Fatal(err)
 			}
 		}, CacheRebuilt},
@@ -90,7 +90,7 @@ func TestDiskCache(t *testing.T) {
 			if h := openTiny(t, root); h.CacheState() != CacheMiss {
 				t.Fatalf("first open: %v, want miss", h.CacheState())
 			}
-			dir := cacheDirFor(root, sumOf(tinyWasm))
+			dir := cacheDirFor(root, cacheSum(tinyWasm, false))
 			entry, _ := cacheEntry(t, dir)
 			if tc.corrupt != nil {
 				tc.corrupt(t, dir, entry)
@@ -106,7 +106,7 @@ func TestDiskCache(t *testing.T) {
 			if rewritten := !mtime.Equal(past); rewritten != (tc.want != CacheHit) {
 				t.Fatalf("entry rewritten = %v, want %v", rewritten, tc.want != CacheHit)
 			}
-			if !cacheIntact(dir, sumOf(tinyWasm)) {
+			if !cacheIntact(dir, cacheSum(tinyWasm, false)) {
 				t.Fatal("cache not intact after reopening")
 			}
 			if h := openTiny(t, root); h.CacheState() != CacheHit {
@@ -131,7 +131,7 @@ func TestCacheKeyedByGuest(t *testing.T) {
 	if h.CacheState() != CacheMiss {
 		t.Fatalf("other guest: %v, want miss", h.CacheState())
 	}
-	tinyDir := cacheDirFor(root, sumOf(tinyWasm))
+	tinyDir := cacheDirFor(root, cacheSum(tinyWasm, false))
 	if _, err := os.Stat(tinyDir); err != nil {
 		t.Fatalf("fresh directory of the first guest was pruned: %v", err)
 	}

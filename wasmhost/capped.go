@@ -1,6 +1,8 @@
 package wasmhost
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -18,12 +20,16 @@ type cappedWriter struct {
 	n       int64
 	name    string // "stdout" or "stderr", for the error text
 	tripped bool
+	closed  bool  // the run was abandoned: drop everything
 	werr    error // first error from w itself
 }
 
 func (c *cappedWriter) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		return 0, errAbandoned
+	}
 	if c.tripped {
 		return 0, c.capErr()
 	}
@@ -41,6 +47,26 @@ func (c *cappedWriter) Write(p []byte) (int, error) {
 
 func (c *cappedWriter) capErr() error {
 	return fmt.Errorf("guest %s exceeds %d bytes: %w", c.name, c.limit, ErrOutputLimit)
+}
+
+var errAbandoned = errors.New("sandbox run abandoned")
+
+// close makes every later write fail, so an abandoned guest can no longer
+// reach the caller's writer.
+func (c *cappedWriter) close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+}
+
+// snapshot copies what was written so far when w is a *bytes.Buffer.
+func (c *cappedWriter) snapshot() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b, ok := c.w.(*bytes.Buffer); ok {
+		return bytes.Clone(b.Bytes())
+	}
+	return nil
 }
 
 func (c *cappedWriter) state() (tripped bool, werr error) {

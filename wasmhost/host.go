@@ -19,9 +19,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 )
@@ -51,6 +54,15 @@ type Config struct {
 	CacheDir string
 	// NoDiskCache keeps compiled code in memory only (tests, read-only homes).
 	NoDiskCache bool
+	// StrictTermination compiles the guest with wazero's
+	// WithCloseOnContextDone, which stops even a guest spinning in a loop
+	// that makes no host call, at the price of a check on every wasm loop
+	// header (5–10× slower for Go-compiled guests, measured). Without it
+	// the time cap is enforced at every host call the guest makes (file
+	// reads, writes, the Go runtime's clock reads) and, should the guest
+	// make none, the run is abandoned at the cap plus a grace period: the
+	// caller gets ErrTimeLimit on time either way.
+	StrictTermination bool
 
 	// shared, when set, replaces the host's own compilation cache, so tests
 	// can build hosts with different caps while compiling the guest once.
@@ -97,6 +109,7 @@ type Host struct {
 	ownsCache bool
 	state     CacheState
 	cacheDir  string
+	abandoned atomic.Int32 // runs given up on whose guest may still execute
 }
 
 // New compiles (or loads from the cache) the embedded guest.
@@ -129,7 +142,9 @@ func newHost(ctx context.Context, cfg Config, wasm []byte) (*Host, error) {
 			return nil, err
 		}
 	}
-	sum := sumOf(wasm)
+	// wazero keys its cache entries by module content and CPU, not by
+	// compile options, so the two termination modes need separate dirs.
+	sum := cacheSum(wasm, cfg.StrictTermination)
 	h.cacheDir = cacheDirFor(root, sum)
 	pruneStale(root, filepath.Base(h.cacheDir), time.Now())
 	h.state = CacheHit
@@ -176,11 +191,14 @@ func (h *Host) compileWithDir(ctx context.Context, wasm []byte, pages int64) err
 
 func (h *Host) compile(ctx context.Context, wasm []byte, pages int64) error {
 	rc := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(true).
+		WithCloseOnContextDone(h.cfg.StrictTermination).
 		WithMemoryLimitPages(uint32(pages)).
 		WithCompilationCache(h.cache)
 	h.rt = wazero.NewRuntimeWithConfig(ctx, rc)
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, h.rt); err != nil {
+	// Only the WASI host functions get the deadline listener; the guest
+	// itself is compiled without listeners so its code stays fast.
+	lctx := experimental.WithFunctionListenerFactory(ctx, deadlineListener{})
+	if _, err := wasi_snapshot_preview1.Instantiate(lctx, h.rt); err != nil {
 		return fmt.Errorf("instantiating WASI: %w", err)
 	}
 	mod, err := h.rt.CompileModule(ctx, wasm)
@@ -205,8 +223,12 @@ func (h *Host) closeRuntime(ctx context.Context) {
 	}
 }
 
-// Close releases the compiled code.
+// Close releases the compiled code, unless a run was abandoned: its guest may
+// still be executing that code, so then everything is left to process exit.
 func (h *Host) Close(ctx context.Context) error {
+	if h.abandoned.Load() > 0 {
+		return nil
+	}
 	h.closeRuntime(ctx)
 	return nil
 }
@@ -216,6 +238,15 @@ func (h *Host) CacheState() CacheState { return h.state }
 
 // Config returns the caps in force (defaults filled in).
 func (h *Host) Config() Config { c := h.cfg; c.shared = nil; return c }
+
+// cacheSum identifies a compiled guest: its bytes and the termination mode.
+func cacheSum(wasm []byte, strict bool) string {
+	tag := "\x00fast"
+	if strict {
+		tag = "\x00strict"
+	}
+	return sumOf(append(append([]byte(nil), wasm...), tag...))
+}
 
 func sumOf(b []byte) string {
 	s := sha256.Sum256(b)
@@ -261,6 +292,7 @@ func (h *Host) run(ctx context.Context, s runSpec) ([]byte, error) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
 	defer cancel()
+	rctx = experimental.WithMemoryAllocator(rctx, memoryAllocator())
 
 	out := s.stdout
 	if out == nil {
@@ -286,49 +318,113 @@ func (h *Host) run(ctx context.Context, s runSpec) ([]byte, error) {
 	if s.file != nil {
 		mc = mc.WithFSConfig(wazero.NewFSConfig().WithFSMount(oneFileFS{r: s.file, size: s.size}, "/"))
 	}
-	mod, err := h.rt.InstantiateModule(rctx, h.mod, mc)
-	if mod != nil {
-		mod.Close(rctx)
+	type result struct {
+		mod api.Module
+		err error
 	}
+	done := make(chan result, 1)
+	go func() {
+		mod, err := h.rt.InstantiateModule(rctx, h.mod, mc)
+		done <- result{mod, err}
+	}()
+	var err error
+	select {
+	case r := <-done:
+		err = r.err
+		if r.mod != nil {
+			r.mod.Close(rctx)
+		}
+	case <-watchdog(rctx, h.cfg.Timeout):
+		// The guest is in a loop without host calls (possible only
+		// without StrictTermination). Cut it off from the caller's
+		// writers and give up on it; it ends when its loop does.
+		stdout.close()
+		stderr.close()
+		h.abandoned.Add(1)
+		if perr := ctx.Err(); perr != nil {
+			return stderr.snapshot(), fmt.Errorf("sandbox run interrupted (guest abandoned): %w", perr)
+		}
+		return stderr.snapshot(), fmt.Errorf("guest ran longer than %v and was abandoned: %w", h.cfg.Timeout, ErrTimeLimit)
+	}
+	eb := errBuf.Bytes() // the guest is done: no more writes
 	if tripped, _ := stdout.state(); tripped {
-		return errBuf.Bytes(), stdout.capErr()
+		return eb, stdout.capErr()
 	}
 	if tripped, _ := stderr.state(); tripped {
-		return errBuf.Bytes(), stderr.capErr()
+		return eb, stderr.capErr()
 	}
 	if err == nil {
 		if _, werr := stdout.state(); werr != nil {
-			return errBuf.Bytes(), fmt.Errorf("writing guest output: %w", werr)
+			return eb, fmt.Errorf("writing guest output: %w", werr)
 		}
-		return errBuf.Bytes(), nil
+		return eb, nil
 	}
 	var ee *sys.ExitError
 	if errors.As(err, &ee) {
 		switch ee.ExitCode() {
 		case sys.ExitCodeDeadlineExceeded, sys.ExitCodeContextCanceled:
 			if perr := ctx.Err(); perr != nil {
-				return errBuf.Bytes(), fmt.Errorf("sandbox run interrupted: %w", perr)
+				return eb, fmt.Errorf("sandbox run interrupted: %w", perr)
 			}
-			return errBuf.Bytes(), fmt.Errorf("guest ran longer than %v: %w", h.cfg.Timeout, ErrTimeLimit)
+			return eb, fmt.Errorf("guest ran longer than %v: %w", h.cfg.Timeout, ErrTimeLimit)
 		case 2:
-			if isGoOOM(errBuf.Bytes()) {
-				return errBuf.Bytes(), fmt.Errorf("guest needed more than %d bytes of memory: %w", h.cfg.MemoryLimit, ErrMemoryLimit)
+			if isGoOOM(eb) {
+				return eb, fmt.Errorf("guest needed more than %d bytes of memory: %w", h.cfg.MemoryLimit, ErrMemoryLimit)
 			}
 		}
 		if _, werr := stdout.state(); werr != nil {
-			return errBuf.Bytes(), fmt.Errorf("writing guest output: %w", werr)
+			return eb, fmt.Errorf("writing guest output: %w", werr)
 		}
-		return errBuf.Bytes(), &exitError{code: ee.ExitCode(), stderr: errBuf.Bytes()}
+		return eb, &exitError{code: ee.ExitCode(), stderr: eb}
 	}
 	if rctx.Err() != nil {
 		if perr := ctx.Err(); perr != nil {
-			return errBuf.Bytes(), fmt.Errorf("sandbox run interrupted: %w", perr)
+			return eb, fmt.Errorf("sandbox run interrupted: %w", perr)
 		}
-		return errBuf.Bytes(), fmt.Errorf("guest ran longer than %v: %w", h.cfg.Timeout, ErrTimeLimit)
+		return eb, fmt.Errorf("guest ran longer than %v: %w", h.cfg.Timeout, ErrTimeLimit)
 	}
 	// A trap (unreachable, out-of-bounds) or an instantiation failure.
-	return errBuf.Bytes(), fmt.Errorf("%w: %v; stderr: %s", ErrGuestCrash, err, tail(errBuf.Bytes()))
+	return eb, fmt.Errorf("%w: %v; stderr: %s", ErrGuestCrash, err, tail(eb))
 }
+
+// watchdog fires a grace period after ctx is done: long enough for a guest
+// that makes host calls to be stopped by the deadline listener first.
+func watchdog(ctx context.Context, timeout time.Duration) <-chan struct{} {
+	grace := min(max(timeout/4, 100*time.Millisecond), 2*time.Second)
+	ch := make(chan struct{})
+	go func() {
+		<-ctx.Done()
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		<-t.C
+		close(ch)
+	}()
+	return ch
+}
+
+// deadlineListener stops the guest at its next host call once the run's
+// context is done, by raising the exit wazero itself uses for a context
+// deadline. It is attached to the WASI host functions only.
+type deadlineListener struct{}
+
+func (deadlineListener) NewFunctionListener(api.FunctionDefinition) experimental.FunctionListener {
+	return deadlineCheck{}
+}
+
+type deadlineCheck struct{}
+
+func (deadlineCheck) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+	if err := ctx.Err(); err != nil {
+		code := sys.ExitCodeDeadlineExceeded
+		if errors.Is(err, context.Canceled) {
+			code = sys.ExitCodeContextCanceled
+		}
+		mod.CloseWithExitCode(ctx, code)
+		panic(sys.NewExitError(code))
+	}
+}
+func (deadlineCheck) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+func (deadlineCheck) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
 
 // isGoOOM recognises the Go runtime's own fatal error when memory.grow fails
 // at the cap. It only looks at lines the runtime prints itself: job errors go

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Exit statuses the host interprets. The Go runtime itself exits with 2 on a
@@ -25,6 +26,7 @@ func run(args []string) int {
 	if len(args) > 0 && strings.HasPrefix(args[0], "--memlimit=") {
 		if n, err := strconv.ParseInt(strings.TrimPrefix(args[0], "--memlimit="), 10, 64); err == nil && n > 0 {
 			debug.SetMemoryLimit(n - n/8)
+			debug.SetGCPercent(400)
 		}
 		args = args[1:]
 	}
@@ -33,9 +35,11 @@ func run(args []string) int {
 		return exitUsage
 	}
 	switch args[0] {
+	case "inspect":
+		return runInspect(args[1:])
 	case "kernels":
 		return runKernels(args[1:])
-	case "_alloc", "_spin", "_flood", "_panic":
+	case "_alloc", "_spin", "_spincall", "_flood", "_panic":
 		return testMode(args[0], args[1:])
 	}
 	fmt.Fprintf(os.Stderr, "guest: unknown mode %q\n", args[0])
@@ -61,15 +65,24 @@ func testMode(mode string, args []string) int {
 		}
 		fmt.Println(len(sink))
 		return exitOK
-	case "_spin":
+	case "_spin": // loop N times (forever without N) making no host call
+		n, _ := strconv.ParseUint(argOr(args, 0, "0"), 10, 64)
 		x := uint64(1)
-		for x != 0 {
+		for i := uint64(0); n == 0 || i < n; i++ {
 			x = x*6364136223846793005 + 1442695040888963407
-			if x == 42 {
-				x++
-			}
+		}
+		if x == 42 {
+			fmt.Println(x)
 		}
 		return exitOK
+	case "_spincall": // loop forever reading the clock (a host call)
+		var t int64
+		for {
+			t += time.Now().UnixNano()
+			if t == 42 {
+				fmt.Println(t)
+			}
+		}
 	case "_flood": // write N bytes to stdout (or stderr with "2")
 		n, _ := strconv.Atoi(argOr(args, 0, "0"))
 		f := os.Stdout

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/memvanta/memvanta/core/inspect"
+	"github.com/memvanta/memvanta/wasmhost/job"
+)
+
+// runInspect parses the one preopened file (or stdin for "-") and writes the
+// report to stdout. On failure stdout stays empty and stderr carries
+// inspect.ErrorJSON, exit status 1, which the host turns back into an error
+// equal to the native one.
+func runInspect(args []string) int {
+	o, path, err := job.ParseArgs(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guest: %v\n", err)
+		return exitUsage
+	}
+	var r io.ReaderAt
+	var size int64
+	if path == "-" {
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return fail(fmt.Errorf("reading stdin: %w", err))
+		}
+		r, size = bytes.NewReader(b), int64(len(b))
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return fail(err)
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return fail(err)
+		}
+		r, size = f, st.Size()
+	}
+	if err := job.Inspect(os.Stdout, r, size, o); err != nil {
+		return fail(err)
+	}
+	return exitOK
+}
+
+func fail(err error) int {
+	os.Stderr.Write(inspect.ErrorJSON(err))
+	return exitFail
+}
