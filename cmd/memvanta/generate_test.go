@@ -6,9 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/memvanta/memvanta/core/gguf"
@@ -19,38 +22,62 @@ import (
 
 const vocabDir = "../../../shared/vocab"
 
+// goldenQ4 caches the rebuilt golden model across this package's tests:
+// synthesising it (32k-token vocabulary) dominates their run time.
+var goldenQ4 struct {
+	once sync.Once
+	g    *golden.File
+	b    []byte
+	skip string
+	err  error
+}
+
 // goldenModel writes the Q4_0 golden model to a temp file and returns its
 // path and golden record (skipping when ../shared/vocab is absent).
 func goldenModel(t *testing.T) (string, *golden.File) {
 	t.Helper()
-	g, err := golden.Read("../../testdata/golden/synth-Q4_0.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	vb, err := os.ReadFile(filepath.Join(vocabDir, g.Synth.Vocab))
-	if err != nil {
-		t.Skipf("vocab not available: %v", err)
-	}
-	vf, err := gguf.Parse(bytes.NewReader(vb), int64(len(vb)), gguf.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := g.Synth.Config(vf, kernels.Quantize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := synth.Write(context.Background(), &buf, cfg, nil); err != nil {
-		t.Fatal(err)
-	}
-	if s := sha256.Sum256(buf.Bytes()); hex.EncodeToString(s[:]) != g.ModelSHA256 {
-		t.Fatal("core/synth no longer rebuilds the golden model; regenerate testdata/golden")
+	c := &goldenQ4
+	c.once.Do(func() {
+		c.g, c.err = golden.Read("../../testdata/golden/synth-Q4_0.json")
+		if c.err != nil {
+			return
+		}
+		vb, err := os.ReadFile(filepath.Join(vocabDir, c.g.Synth.Vocab))
+		if err != nil {
+			c.skip = fmt.Sprintf("vocab not available: %v", err)
+			return
+		}
+		vf, err := gguf.Parse(bytes.NewReader(vb), int64(len(vb)), gguf.DefaultLimits())
+		if err != nil {
+			c.err = err
+			return
+		}
+		cfg, err := c.g.Synth.Config(vf, kernels.Quantize)
+		if err != nil {
+			c.err = err
+			return
+		}
+		var buf bytes.Buffer
+		if c.err = synth.Write(context.Background(), &buf, cfg, nil); c.err != nil {
+			return
+		}
+		if s := sha256.Sum256(buf.Bytes()); hex.EncodeToString(s[:]) != c.g.ModelSHA256 {
+			c.err = errors.New("core/synth no longer rebuilds the golden model; regenerate testdata/golden")
+			return
+		}
+		c.b = buf.Bytes()
+	})
+	switch {
+	case c.err != nil:
+		t.Fatal(c.err)
+	case c.skip != "":
+		t.Skip(c.skip)
 	}
 	path := filepath.Join(t.TempDir(), "synth-Q4_0.gguf")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, c.b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path, g
+	return path, c.g
 }
 
 // The whole product path — mmap runtime, tokenizer, graph, greedy sampling,
