@@ -2,12 +2,142 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/memvanta/memvanta/core/gguf"
+	"github.com/memvanta/memvanta/core/inspect"
+	mvrt "github.com/memvanta/memvanta/native/runtime"
+	"github.com/memvanta/memvanta/wasmhost"
+	"github.com/memvanta/memvanta/wasmhost/job"
 )
 
-// runInspect is a placeholder until its owner lands the real subcommand.
+// runInspect summarises a GGUF file. By default the file is parsed inside
+// the wasm sandbox (wasmhost), since inspect is what one runs on a file of
+// unknown origin; --no-sandbox runs the same code natively. Both paths call
+// job.Inspect, so their output is byte-identical. On a malformed file stdout
+// stays empty, the precise error goes to stderr (as JSON with --json) and
+// the exit status is 1.
 func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "memvanta inspect: not built yet")
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: memvanta inspect [--json] [--full] [--tensors] [--no-sandbox] [--mem-limit SIZE] [--timeout D] FILE")
+		fs.PrintDefaults()
+	}
+	var o job.InspectOptions
+	fs.BoolVar(&o.JSON, "json", false, "print the documented JSON schema (memvanta.inspect/v1)")
+	fs.BoolVar(&o.Full, "full", false, "JSON: print arrays in full instead of length and head")
+	fs.BoolVar(&o.Tensors, "tensors", false, "text: list every tensor")
+	noSandbox := fs.Bool("no-sandbox", false, "parse natively instead of in the wasm sandbox (trusted files only)")
+	memLimit := fs.String("mem-limit", "256MiB", "sandbox memory `size` cap, e.g. 512MiB")
+	timeout := fs.Duration("timeout", wasmhost.DefaultTimeout, "sandbox wall-time cap")
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		// Flags may follow the file name.
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "memvanta inspect: want exactly one FILE, got %d\n", len(files))
+		fs.Usage()
+		return 2
+	}
+	path := files[0]
+	mem, err := mvrt.ParseSize(*memLimit)
+	if err != nil || mem <= 0 {
+		fmt.Fprintf(stderr, "memvanta inspect: --mem-limit %q: want a positive size such as 256MiB (%v)\n", *memLimit, err)
+		return 2
+	}
+	if *timeout <= 0 {
+		fmt.Fprintf(stderr, "memvanta inspect: --timeout %v: must be positive\n", *timeout)
+		return 2
+	}
+	o.Name = filepath.Base(path)
+
+	if *noSandbox {
+		err = inspectNative(path, o, stdout)
+	} else {
+		err = inspectSandboxed(ctx, path, o, mem, *timeout, stdout)
+	}
+	if err == nil {
+		return 0
+	}
+	reportInspectError(stderr, path, o.JSON, err)
 	return 1
+}
+
+func inspectNative(path string, o job.InspectOptions, stdout io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file", path)
+	}
+	return job.Inspect(stdout, f, st.Size(), o)
+}
+
+func inspectSandboxed(ctx context.Context, path string, o job.InspectOptions, mem int64, timeout time.Duration, stdout io.Writer) error {
+	cfg := wasmhost.Config{MemoryLimit: mem, Timeout: timeout}
+	h, err := wasmhost.New(ctx, cfg)
+	if err != nil && !errors.Is(err, wasmhost.ErrMemoryLimit) {
+		// An unusable cache directory (read-only home, full disk) must not
+		// stop inspect: compile in memory instead.
+		cfg.NoDiskCache = true
+		h, err = wasmhost.New(ctx, cfg)
+	}
+	if err != nil {
+		return fmt.Errorf("starting the sandbox: %w", err)
+	}
+	defer h.Close(ctx)
+	return h.Inspect(ctx, path, o, stdout)
+}
+
+// reportInspectError prints a parse failure exactly as the native parser
+// phrased it (the sandbox reconstructs it), and names the cap and its flag
+// when the sandbox stopped the guest.
+func reportInspectError(stderr io.Writer, path string, asJSON bool, err error) {
+	var ge *gguf.Error
+	if errors.As(err, &ge) {
+		if asJSON {
+			stderr.Write(inspect.ErrorJSON(err))
+			return
+		}
+		fmt.Fprintf(stderr, "memvanta inspect: %s: %s", path, inspect.ErrorText(err))
+		return
+	}
+	hint := ""
+	switch {
+	case errors.Is(err, wasmhost.ErrMemoryLimit):
+		hint = " (raise it with --mem-limit)"
+	case errors.Is(err, wasmhost.ErrTimeLimit):
+		hint = " (raise it with --timeout)"
+	case errors.Is(err, wasmhost.ErrOutputLimit):
+		hint = " (the report is too large for the sandbox)"
+	}
+	if asJSON {
+		stderr.Write(inspect.ErrorJSON(fmt.Errorf("%s: %w%s", path, err, hint)))
+		return
+	}
+	fmt.Fprintf(stderr, "memvanta inspect: %s: %v%s\n", path, err, hint)
 }

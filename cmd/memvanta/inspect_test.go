@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs `memvanta inspect args...` in-process.
+func runInspectCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = runInspect(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// The sandboxed and native paths give identical stdout, stderr and exit
+// status, for valid files in every mode and for malformed files.
+func TestInspectCLISandboxMatchesNative(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the on-disk compile cache; compiled once here
+	t.Setenv("HOME", t.TempDir())
+	files := []string{"../../testdata/gguf/valid/base.gguf"}
+	malformed, _ := filepath.Glob("../../testdata/gguf/malformed/*.gguf")
+	if len(malformed) > 12 {
+		malformed = malformed[:12] // the wasmhost tests cover the whole corpus
+	}
+	files = append(files, malformed...)
+	vocab, _ := filepath.Glob("../../../shared/vocab/ggml-vocab-llama-spm.gguf")
+	files = append(files, vocab...)
+	var sawError bool
+	for _, f := range files {
+		for _, mode := range [][]string{nil, {"--json"}, {"--tensors"}} {
+			args := append(append([]string(nil), mode...), f)
+			nc, nout, nerr := runInspectCLI(t, append([]string{"--no-sandbox"}, args...)...)
+			sc, sout, serr := runInspectCLI(t, args...)
+			if nc != sc || nout != sout || nerr != serr {
+				t.Errorf("%v: native (%d, %d bytes out, %q) != sandbox (%d, %d bytes out, %q)", args, nc, len(nout), nerr, sc, len(sout), serr)
+			}
+			switch nc {
+			case 0:
+				if nout == "" || nerr != "" {
+					t.Errorf("%v: success with stdout %q, stderr %q", args, nout, nerr)
+				}
+			case 1:
+				sawError = true
+				if nout != "" || nerr == "" {
+					t.Errorf("%v: failure must leave stdout empty and explain on stderr; got %q / %q", args, nout, nerr)
+				}
+			default:
+				t.Errorf("%v: exit %d", args, nc)
+			}
+		}
+	}
+	if len(malformed) > 0 && !sawError {
+		t.Error("no malformed file failed")
+	}
+}
+
+func TestInspectCLIErrors(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	base := "../../testdata/gguf/valid/base.gguf"
+	tests := []struct {
+		args     []string
+		code     int
+		inStderr string
+	}{
+		{[]string{}, 2, "exactly one FILE"},
+		{[]string{base, base}, 2, "exactly one FILE"},
+		{[]string{"--mem-limit", "lots", base}, 2, "--mem-limit"},
+		{[]string{"--timeout", "-1s", base}, 2, "--timeout"},
+		{[]string{"--nope", base}, 2, "flag provided but not defined"},
+		{[]string{"/nonexistent/x.gguf"}, 1, "no such file"},
+		{[]string{"--no-sandbox", "/nonexistent/x.gguf"}, 1, "no such file"},
+		// Caps: far too little memory for the guest to start, and no time.
+		{[]string{"--mem-limit", "1MiB", base}, 1, "sandbox memory limit exceeded (raise it with --mem-limit)"},
+		{[]string{"--timeout", "1ns", base}, 1, "sandbox time limit exceeded (raise it with --timeout)"},
+		// Flags after the file name work too.
+		{[]string{base, "--json"}, 0, ""},
+	}
+	for _, tc := range tests {
+		code, out, errs := runInspectCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.inStderr) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.inStderr)
+		}
+		if code != 0 && out != "" {
+			t.Errorf("%v: stdout %q on failure", tc.args, out)
+		}
+	}
+}
