@@ -96,14 +96,15 @@ func (t *Tokenizer) Decode(ids []int32) string {
 		ids = ids[1:]
 	}
 	var out []byte
-	strip := t.addSpacePrefix
+	prefix := t.addSpacePrefix && t.model == ModelSPM // BPE Encode never adds the space
+	strip := prefix
 	for _, id := range ids {
 		start := len(out)
 		out = t.appendPiece(out, id, false)
 		if strip && len(out) > start && out[start] == ' ' {
 			out = append(out[:start], out[start+1:]...)
 		}
-		strip = t.addSpacePrefix && id >= 0 && int(id) < len(t.attrs) &&
+		strip = prefix && id >= 0 && int(id) < len(t.attrs) &&
 			t.attrs[id]&(attrControl|attrUserDefined|attrUnknown) != 0
 	}
 	return string(out)

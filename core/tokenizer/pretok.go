@@ -21,35 +21,53 @@ const (
 	preViking
 )
 
-// lookupPre maps tokenizer.ggml.pre to a pre-tokenizer the way llama.cpp's
-// vocabulary loader does. Names llama.cpp knows but this package does not
-// implement (tekken, chameleon, deepseek-v3) are reported as unsupported
-// rather than silently tokenized differently.
-func lookupPre(name string) (preType, error) {
-	switch name {
-	case "", "default":
-		return preDefault, nil
-	case "llama3", "llama-v3", "llama-bpe", "falcon3", "dbrx", "smaug-bpe", "chatglm-bpe":
-		return preLlama3, nil
-	case "deepseek-llm":
-		return preDeepseekLLM, nil
-	case "deepseek-coder":
-		return preDeepseekCoder, nil
-	case "falcon":
-		return preFalcon, nil
-	case "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b":
-		return preStarcoder, nil
-	case "gpt-2", "gpt2", "mpt", "phi-2", "olmo", "jais", "jina-es", "jina-de", "gigachat",
-		"jina-v1-en", "jina-v2-es", "jina-v2-de", "jina-v2-code", "roberta-bpe":
-		return preGPT2, nil
-	case "qwen2", "qwen2.5", "qwen-2.5", "deepseek-r1-qwen", "stablelm2", "megrez":
-		return preQwen2, nil
-	case "bloom", "poro-chat", "gpt3-finnish":
-		return preBloom, nil
-	case "viking":
-		return preViking, nil
+// preInfo is what llama.cpp's vocabulary loader derives from a
+// tokenizer.ggml.pre name: the splitter kind and the flags it sets.
+type preInfo struct {
+	kind         preType
+	ignoreMerges bool // whole pre-tokens that are tokens skip merging (llama3)
+	addBOS       bool // BOS by default (before add_bos_token in the metadata)
+	noBOS        bool // no BOS token at all (chatglm)
+	cleanSpaces  bool // clean_up_tokenization_spaces when detokenizing
+}
+
+// preNames is llama.cpp v0.4.0's name table restricted to the splitters
+// implemented here. Names llama.cpp knows but this package does not
+// implement (tekken, chameleon, gpt-4o, deepseek-v3, ...) are reported as
+// unsupported rather than silently tokenized differently.
+var preNames = func() map[string]preInfo {
+	m := map[string]preInfo{}
+	add := func(info preInfo, names ...string) {
+		for _, n := range names {
+			m[n] = info
+		}
 	}
-	return 0, fmt.Errorf("tokenizer: pre-tokenizer %q: %w", name, ErrUnsupported)
+	add(preInfo{kind: preDefault, cleanSpaces: true}, "", "default")
+	add(preInfo{kind: preLlama3, ignoreMerges: true, addBOS: true, cleanSpaces: true},
+		"llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2", "jina-v5-nano")
+	add(preInfo{kind: preLlama3, cleanSpaces: true}, "dbrx", "smaug-bpe")
+	add(preInfo{kind: preLlama3, noBOS: true, cleanSpaces: true}, "glm4", "chatglm-bpe")
+	add(preInfo{kind: preDeepseekLLM}, "deepseek-llm")
+	add(preInfo{kind: preDeepseekCoder}, "deepseek-coder")
+	add(preInfo{kind: preFalcon, cleanSpaces: true}, "falcon")
+	add(preInfo{kind: preStarcoder, cleanSpaces: true}, "starcoder", "refact", "codeshell", "exaone", "minerva-7b", "mellum2")
+	add(preInfo{kind: preStarcoder}, "command-r", "smollm")
+	add(preInfo{kind: preGPT2, cleanSpaces: true}, "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de",
+		"a.x-4.0", "mellum", "modern-bert", "jina-v1-en", "jina-v2-code", "roberta-bpe", "mpt", "olmo", "jais", "exaone4")
+	add(preInfo{kind: preGPT2}, "trillion", "granite-docling")
+	add(preInfo{kind: preQwen2}, "qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "hunyuan", "solar-open")
+	add(preInfo{kind: preQwen2, cleanSpaces: true}, "stablelm2", "megrez")
+	add(preInfo{kind: preBloom, cleanSpaces: true}, "bloom", "gpt3-finnish")
+	add(preInfo{kind: preBloom}, "poro-chat")
+	add(preInfo{kind: preViking}, "viking")
+	return m
+}()
+
+func lookupPre(name string) (preInfo, error) {
+	if p, ok := preNames[name]; ok {
+		return p, nil
+	}
+	return preInfo{}, fmt.Errorf("tokenizer: pre-tokenizer %q: %w", name, ErrUnsupported)
 }
 
 // splitter refines a segmentation: pieces are lengths (in codepoints) that

@@ -148,12 +148,12 @@ func New(v *Vocab) (*Tokenizer, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.pre = p
-		if p == preLlama3 {
-			t.ignoreMerges, t.addBOS = true, true
+		t.pre = p.kind
+		t.ignoreMerges, t.addBOS, t.cleanSpaces = p.ignoreMerges, p.addBOS, p.cleanSpaces
+		if p.noBOS {
+			t.bos = NoToken
 		}
-		t.cleanSpaces = cleanSpacesFor(v.Pre)
-		t.split, err = newPreTokenizer(p)
+		t.split, err = newPreTokenizer(p.kind)
 		if err != nil {
 			return nil, err
 		}
@@ -211,18 +211,6 @@ func New(v *Vocab) (*Tokenizer, error) {
 	t.buildSpecialCache()
 	t.applyModelFixups(v.Name, v.Pre)
 	return t, nil
-}
-
-// cleanSpacesFor is llama.cpp's clean_spaces default per pre-tokenizer name
-// (it is keyed on the name, not the pre-tokenizer kind: stablelm2 shares
-// qwen2's regex but keeps clean-up on).
-func cleanSpacesFor(pre string) bool {
-	switch pre {
-	case "deepseek-llm", "deepseek-coder", "deepseek-v3", "command-r", "qwen2", "qwen2.5", "qwen-2.5",
-		"deepseek-r1-qwen", "poro-chat", "viking", "tekken", "smollm", "chameleon":
-		return false
-	}
-	return true
 }
 
 func typeAttr(tt TokenType) attr {

@@ -33,6 +33,11 @@ for pre in default qwen2 stablelm2 deepseek-llm deepseek-coder command-r refact 
     add "gpt2-$pre" ggml-vocab-gpt-2.gguf tokenizer.ggml.pre=$pre
 done
 add llama-bpe-qwen2 ggml-vocab-llama-bpe.gguf tokenizer.ggml.pre=qwen2
+add llama-bpe-dbrx ggml-vocab-llama-bpe.gguf tokenizer.ggml.pre=dbrx
+add gpt2-chatglm-bpe ggml-vocab-gpt-2.gguf tokenizer.ggml.pre=chatglm-bpe
+add gpt2-trillion ggml-vocab-gpt-2.gguf tokenizer.ggml.pre=trillion
+add starcoder-mellum2 ggml-vocab-starcoder.gguf tokenizer.ggml.pre=mellum2
+add gpt2-prefix ggml-vocab-gpt-2.gguf tokenizer.ggml.add_space_prefix=true
 manifest="$manifest]"
 printf '%s' "$manifest" > "$TMP/manifest.json"
 node $HERE/reftok.mjs "$TMP/manifest.json" $HERE/texts.json > "$TMP/golden.json"
