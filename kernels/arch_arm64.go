@@ -13,8 +13,8 @@ type asmDot func(nb int, w, a *byte) float32
 // archImpls returns the NEON path. Advanced SIMD is mandatory in ARMv8-A, so
 // the base routines (neonDots) use only ARMv8.0 instructions and run on every
 // arm64 CPU; where the CPU has the ARMv8.2 dot-product extension (ASIMDDP:
-// Graviton2+, Apple M1+, Neoverse) the Q4_0/Q8_0 routines switch to SDOT,
-// which needs half the instructions per block.
+// Graviton2+, Apple M1+, Neoverse) the Q4_0/Q8_0/Q4_K/Q6_K routines switch to
+// SDOT, which needs half the instructions per block.
 func archImpls(scalar *Impl) []*Impl {
 	neon := deriveImpl(scalar, "neon", neonDots)
 	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
@@ -27,6 +27,8 @@ func archImpls(scalar *Impl) []*Impl {
 var neonDotprodDots = []archDot{
 	{ggml.Q4_0, dotQ4_0Q8_0NEONDot},
 	{ggml.Q8_0, dotQ8_0Q8_0NEONDot},
+	{ggml.Q4_K, dotQ4_KQ8_KNEONDot},
+	{ggml.Q6_K, dotQ6_KQ8_KNEONDot},
 }
 
 var neonDots = []archDot{
@@ -89,3 +91,9 @@ func dotQ4_0Q8_0NEONDot(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ8_0Q8_0NEONDot(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ4_KQ8_KNEONDot(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ6_KQ8_KNEONDot(nb int, w, a *byte) float32

@@ -906,3 +906,154 @@ dq80done:
 	HSUM16
 	FMOVS F0, ret+24(FP)
 	RET
+
+// Vd.4S += Vn.4S × Vm.S[i] (int32); Vd.4S = sign-extended Vn.4H (lower/upper).
+#define MLAS(d, n, m, i) WORD $(0x6F800000 | (((i)&1)<<21) | ((((i)>>1)&1)<<11) | ((m)<<16) | ((n)<<5) | (d))
+#define SXTL4S(d, n) WORD $(0x0F10A400 | ((n)<<5) | (d))
+#define SXTL2_4S(d, n) WORD $(0x4F10A400 | ((n)<<5) | (d))
+
+// Q4_K chunk j with SDOT: sub-block sums in V9/V10, scaled by the int32
+// scales in V17 (0..3) / V18 (4..7).
+#define Q4K_DCHUNK(j) \
+	VLD1.P 32(R14), [V0.B16, V1.B16]; \
+	VLD1.P 64(R15), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	VAND V15.B16, V0.B16, V7.B16; \
+	VAND V15.B16, V1.B16, V8.B16; \
+	VUSHR $4, V0.B16, V0.B16; \
+	VUSHR $4, V1.B16, V1.B16; \
+	VEOR V9.B16, V9.B16, V9.B16; \
+	SDOT4S(9, 7, 2); \
+	SDOT4S(9, 8, 3); \
+	VEOR V10.B16, V10.B16, V10.B16; \
+	SDOT4S(10, 0, 4); \
+	SDOT4S(10, 1, 5); \
+	MLAS(6, 9, 17+(j/2), (2*j)%4); \
+	MLAS(6, 10, 17+(j/2), (2*j+1)%4)
+
+// func dotQ4_KQ8_KNEONDot(nb int, w, a *byte) float32
+TEXT ·dotQ4_KQ8_KNEONDot(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	VMOVI $15, V15.B16
+	FMOVS ZR, F25
+	CBZ R0, dq4kdone
+dq4kloop:
+	K4HEAD
+	VUXTL V13.H4, V17.S4
+	VUXTL2 V13.H8, V18.S4
+	VEOR V6.B16, V6.B16, V6.B16
+	ADD $16, R1, R14
+	ADD $4, R2, R15
+	Q4K_DCHUNK(0)
+	Q4K_DCHUNK(1)
+	Q4K_DCHUNK(2)
+	Q4K_DCHUNK(3)
+	K4TAIL
+	ADD $144, R1, R1
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE dq4kloop
+dq4kdone:
+	FMOVS F25, ret+24(FP)
+	RET
+
+// One 16-element Q6_K group with SDOT; scale = Vs.S[i] (int32).
+#define Q6GD(q, y, s, i) \
+	VEOR V24.B16, V24.B16, V24.B16; \
+	SDOT4S(24, q, y); \
+	MLAS(6, 24, s, i)
+
+#define Q6K_DHALF(sa, sb) \
+	VLD1.P 64(R14), [V0.B16, V1.B16, V2.B16, V3.B16]; \
+	VLD1.P 32(R13), [V4.B16, V5.B16]; \
+	VLD1.P 64(R15), [V16.B16, V17.B16, V18.B16, V19.B16]; \
+	VLD1.P 64(R15), [V20.B16, V21.B16, V22.B16, V23.B16]; \
+	VAND V15.B16, V0.B16, V7.B16; \
+	VSHL $4, V4.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GD(7, 16, sa, 0); \
+	VAND V15.B16, V1.B16, V7.B16; \
+	VSHL $4, V5.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GD(7, 17, sa, 1); \
+	VAND V15.B16, V2.B16, V7.B16; \
+	VSHL $2, V4.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GD(7, 18, sa, 2); \
+	VAND V15.B16, V3.B16, V7.B16; \
+	VSHL $2, V5.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GD(7, 19, sa, 3); \
+	VUSHR $4, V0.B16, V7.B16; \
+	VAND V14.B16, V4.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GD(7, 20, sb, 0); \
+	VUSHR $4, V1.B16, V7.B16; \
+	VAND V14.B16, V5.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GD(7, 21, sb, 1); \
+	VUSHR $4, V2.B16, V7.B16; \
+	VUSHR $2, V4.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GD(7, 22, sb, 2); \
+	VUSHR $4, V3.B16, V7.B16; \
+	VUSHR $2, V5.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GD(7, 23, sb, 3)
+
+// func dotQ6_KQ8_KNEONDot(nb int, w, a *byte) float32
+TEXT ·dotQ6_KQ8_KNEONDot(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	VMOVI $15, V15.B16
+	VMOVI $48, V14.B16
+	VMOVI $32, V11.B16
+	FMOVS ZR, F25
+	CBZ R0, dq6kdone
+dq6kloop:
+	MOVHU 208(R1), R4
+	ADD $192, R1, R5
+	VLD1 (R5), [V12.B16]
+	SXTL2_8H(13, 12)
+	SXTL8H(12, 12)
+	SXTL4S(26, 12)
+	SXTL2_4S(27, 12)
+	SXTL4S(28, 13)
+	SXTL2_4S(29, 13)
+	VEOR V6.B16, V6.B16, V6.B16
+	MOVD R1, R14
+	ADD $128, R1, R13
+	ADD $4, R2, R15
+	Q6K_DHALF(26, 27)
+	Q6K_DHALF(28, 29)
+	VADDV V6.S4, V6
+	VMOV V6.S[0], R16
+	SCVTFWS R16, F6
+	FMOVS (R2), F1
+	FMOVS R4, F2
+	FCVTHS F2, F2
+	FMULS F1, F2, F2
+	FMADDS F6, F25, F2, F25
+	ADD $210, R1, R1
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE dq6kloop
+dq6kdone:
+	FMOVS F25, ret+24(FP)
+	RET
