@@ -851,6 +851,37 @@ bf16done:
 // Vd.4S += Σ of each 4 consecutive Vn.16B × Vm.16B (signed int8, exact).
 #define SDOT4S(d, n, m) WORD $(0x4E809400 | ((m)<<16) | ((n)<<5) | (d))
 
+// One Q4_0 / Q8_0 block with SDOT into accumulator V(acc); the callers
+// alternate two accumulators so the FMLA latency chain does not bound the
+// loop.
+#define Q4_0_DBLK(acc) \
+	MOVHU.P 2(R1), R4; \
+	MOVHU.P 2(R2), R5; \
+	VLD1.P 16(R1), [V0.B16]; \
+	VLD1.P 32(R2), [V2.B16, V3.B16]; \
+	DPRODH; \
+	VAND V15.B16, V0.B16, V1.B16; \
+	VUSHR $4, V0.B16, V0.B16; \
+	VSUB V14.B16, V1.B16, V1.B16; \
+	VSUB V14.B16, V0.B16, V0.B16; \
+	VEOR V5.B16, V5.B16, V5.B16; \
+	SDOT4S(5, 1, 2); \
+	SDOT4S(5, 0, 3); \
+	SCVTF4S(5, 5); \
+	FMLAS0(acc, 5, 9)
+
+#define Q8_0_DBLK(acc) \
+	MOVHU.P 2(R1), R4; \
+	MOVHU.P 2(R2), R5; \
+	VLD1.P 32(R1), [V0.B16, V1.B16]; \
+	VLD1.P 32(R2), [V2.B16, V3.B16]; \
+	DPRODH; \
+	VEOR V8.B16, V8.B16, V8.B16; \
+	SDOT4S(8, 0, 2); \
+	SDOT4S(8, 1, 3); \
+	SCVTF4S(8, 8); \
+	FMLAS0(acc, 8, 9)
+
 // func dotQ4_0Q8_0NEONDot(nb int, w, a *byte) float32
 TEXT ·dotQ4_0Q8_0NEONDot(SB), NOSPLIT, $0-28
 	MOVD nb+0(FP), R0
@@ -859,25 +890,19 @@ TEXT ·dotQ4_0Q8_0NEONDot(SB), NOSPLIT, $0-28
 	VMOVI $15, V15.B16
 	VMOVI $8, V14.B16
 	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+dq40loop2:
+	CMP $2, R0
+	BLT dq40tail
+	Q4_0_DBLK(16)
+	Q4_0_DBLK(17)
+	SUB $2, R0, R0
+	B dq40loop2
+dq40tail:
 	CBZ R0, dq40done
-dq40loop:
-	MOVHU.P 2(R1), R4
-	MOVHU.P 2(R2), R5
-	VLD1.P 16(R1), [V0.B16]
-	VLD1.P 32(R2), [V2.B16, V3.B16]
-	DPRODH
-	VAND V15.B16, V0.B16, V1.B16
-	VUSHR $4, V0.B16, V0.B16
-	VSUB V14.B16, V1.B16, V1.B16
-	VSUB V14.B16, V0.B16, V0.B16
-	VEOR V5.B16, V5.B16, V5.B16
-	SDOT4S(5, 1, 2)
-	SDOT4S(5, 0, 3)
-	SCVTF4S(5, 5)
-	FMLAS0(16, 5, 9)
-	SUBS $1, R0, R0
-	BNE dq40loop
+	Q4_0_DBLK(16)
 dq40done:
+	FADD4S(16, 16, 17)
 	HSUM16
 	FMOVS F0, ret+24(FP)
 	RET
@@ -888,21 +913,19 @@ TEXT ·dotQ8_0Q8_0NEONDot(SB), NOSPLIT, $0-28
 	MOVD w+8(FP), R1
 	MOVD a+16(FP), R2
 	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+dq80loop2:
+	CMP $2, R0
+	BLT dq80tail
+	Q8_0_DBLK(16)
+	Q8_0_DBLK(17)
+	SUB $2, R0, R0
+	B dq80loop2
+dq80tail:
 	CBZ R0, dq80done
-dq80loop:
-	MOVHU.P 2(R1), R4
-	MOVHU.P 2(R2), R5
-	VLD1.P 32(R1), [V0.B16, V1.B16]
-	VLD1.P 32(R2), [V2.B16, V3.B16]
-	DPRODH
-	VEOR V8.B16, V8.B16, V8.B16
-	SDOT4S(8, 0, 2)
-	SDOT4S(8, 1, 3)
-	SCVTF4S(8, 8)
-	FMLAS0(16, 8, 9)
-	SUBS $1, R0, R0
-	BNE dq80loop
+	Q8_0_DBLK(16)
 dq80done:
+	FADD4S(16, 16, 17)
 	HSUM16
 	FMOVS F0, ret+24(FP)
 	RET
