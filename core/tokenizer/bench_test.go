@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -48,20 +49,4 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-func sizeName(n int) string {
-	if n >= 1<<10 {
-		return strings.TrimSuffix(strings.TrimSuffix(itoa(n>>10), ""), "") + "KiB"
-	}
-	return itoa(n) + "B"
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
-}
+func sizeName(n int) string { return strconv.Itoa(n>>10) + "KiB" }

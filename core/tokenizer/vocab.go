@@ -1,7 +1,3 @@
-// Package tokenizer implements llama.cpp's SentencePiece-style ("llama") and
-// byte-level BPE ("gpt2") tokenizers from GGUF metadata, reproducing
-// llama.cpp's token ids exactly (including its quirks), so that prompts fed
-// to the model match what llama.cpp would feed it.
 package tokenizer
 
 import (
