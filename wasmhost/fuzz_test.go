@@ -1,0 +1,41 @@
+package wasmhost
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/memvanta/memvanta/wasmhost/job"
+)
+
+// FuzzInspectNativeVsSandbox feeds the same bytes to the native parser and
+// to the sandboxed one and fails on any disagreement: report bytes, error
+// text, category, offset, key or tensor. One compiled guest serves every
+// execution of a fuzz worker; each execution only instantiates it.
+//
+//	go test -run '^$' -fuzz FuzzInspectNativeVsSandbox -fuzztime 60s ./wasmhost
+func FuzzInspectNativeVsSandbox(f *testing.F) {
+	seeds, _ := filepath.Glob("../testdata/gguf/valid/*.gguf")
+	mal, _ := filepath.Glob("../testdata/gguf/malformed/*.gguf")
+	for _, p := range append(seeds, mal...) {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("GGUF"))
+	h := testHost(f, Config{MemoryLimit: 64 << 20})
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, o := range []job.InspectOptions{{JSON: true}, {}} {
+			n := nativeInspect(b, o)
+			w := sandboxInspect(ctx, h, b, o)
+			if msg := sameOutcome(n, w, o.JSON); msg != "" {
+				t.Fatalf("%d-byte input, %+v: %s", len(b), o, msg)
+			}
+			if n.err != nil {
+				return // the text mode fails the same way
+			}
+		}
+	})
+}
