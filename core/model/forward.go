@@ -65,9 +65,7 @@ type Model struct {
 	x, xn, q, kk, vv, att, tmp, gate, up []float32
 	normW, bias                          []float32
 	actBuf                               [3][]byte
-	qAct                                 []byte
-	scores                               []float32 // [heads per kv group][ctx]
-	vrow                                 []float32
+	attn                                 []attnScratch
 	logits                               []float32
 	rope                                 kernels.Rope
 	ropeCS                               []float32
@@ -221,15 +219,12 @@ func (m *Model) alloc() {
 	m.up = make([]float32, nb*c.NFF)
 	m.normW = make([]float32, c.NEmbd)
 	m.bias = make([]float32, max(c.QDim(), c.NEmbd))
-	m.scores = make([]float32, (c.NHead/c.NHeadKV)*m.kv.Cap())
-	m.vrow = make([]float32, c.HeadDim)
 	m.logits = make([]float32, c.NVocab)
 	m.ropeCS = make([]float32, c.NRot)
 	widest := max(c.NEmbd, c.QDim(), c.NFF)
 	for i := range m.actBuf {
 		m.actBuf[i] = make([]byte, nb*actRowBytes(ggml.F32, widest)) // F32 is the widest encoding
 	}
-	m.qAct = make([]byte, actRowBytes(ggml.F32, c.HeadDim))
 }
 
 func actRowBytes(t ggml.Type, n int) int {
@@ -437,9 +432,7 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 			return err
 		}
 	}
-	for b := 0; b < nb; b++ {
-		m.attend(l, pos0+b, m.q[b*Q:(b+1)*Q], m.att[b*Q:(b+1)*Q])
-	}
+	m.attendBatch(l, pos0, nb)
 	if err := m.project(m.att, nb, Q, proj{m.types[sO], T(sO), E, m.tmp}); err != nil {
 		return err
 	}
@@ -467,12 +460,49 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 	return nil
 }
 
+// attnScratch is one worker's attention buffers.
+type attnScratch struct {
+	scores []float32 // [heads per kv group][positions]
+	qAct   []byte
+	vrow   []float32
+}
+
+// attendBatch runs causal attention for the nb tokens of the batch (at
+// positions pos0..), spreading (token, kv head) pairs over the pool. Each
+// pool chunk owns one scratch set, sized for the longest row.
+func (m *Model) attendBatch(l, pos0, nb int) {
+	c := m.Cfg
+	Q := c.QDim()
+	items := nb * c.NHeadKV
+	chunks := min(items, 4*m.pool.Threads())
+	grain := (items + chunks - 1) / chunks
+	chunks = (items + grain - 1) / grain
+	group := c.NHead / c.NHeadKV
+	for len(m.attn) < chunks {
+		m.attn = append(m.attn, attnScratch{qAct: make([]byte, actRowBytes(ggml.F32, c.HeadDim)), vrow: make([]float32, c.HeadDim)})
+	}
+	need := group * (pos0 + nb)
+	for i := range m.attn[:chunks] {
+		if len(m.attn[i].scores) < need {
+			m.attn[i].scores = make([]float32, max(need, 2*len(m.attn[i].scores)))
+		}
+	}
+	m.pool.Run(items, grain, func(lo, hi int) {
+		sc := &m.attn[lo/grain]
+		for it := lo; it < hi; it++ {
+			b, g := it/c.NHeadKV, it%c.NHeadKV
+			m.attend(l, pos0+b, g, m.q[b*Q:(b+1)*Q], m.att[b*Q:(b+1)*Q], sc)
+		}
+	})
+}
+
 // attend computes causal attention for the token at position pos over
-// cached positions 0..pos: q holds all query heads, out receives all heads.
-// Query heads h share kv head h/(NHead/NHeadKV) (grouped-query attention).
-// Each query head is encoded like the cache rows so the score is one kernel
-// dot; each value row is decoded once per kv head and shared by its group.
-func (m *Model) attend(l, pos int, q, out []float32) {
+// cached positions 0..pos, for the query heads that share kv head g
+// (grouped-query attention: heads g*group .. g*group+group-1). q holds all
+// query heads of the token, out receives them. Each query head is encoded
+// like the cache rows so a score is one kernel dot; each value row is
+// decoded once and shared by the group.
+func (m *Model) attend(l, pos, g int, q, out []float32, sc *attnScratch) {
 	c := m.Cfg
 	hd := c.HeadDim
 	group := c.NHead / c.NHeadKV
@@ -481,26 +511,24 @@ func (m *Model) attend(l, pos int, q, out []float32) {
 	kt := m.kv.Type()
 	dot := m.k.Dot(kt)
 	at := kernels.ActType(kt)
-	qb := m.qAct[:actRowBytes(kt, hd)]
-	for g := 0; g < c.NHeadKV; g++ {
+	qb := sc.qAct[:actRowBytes(kt, hd)]
+	for j := 0; j < group; j++ {
+		h := g*group + j
+		_ = kernels.QuantizeAct(at, q[h*hd:(h+1)*hd], qb) // geometry checked in New
+		s := sc.scores[j*n : (j+1)*n]
+		for p := 0; p < n; p++ {
+			s[p] = dot(hd, m.kv.keyHead(l, p, g), qb) * scale
+		}
+		kernels.Softmax(s)
+		clear(out[h*hd : (h+1)*hd])
+	}
+	for p := 0; p < n; p++ {
+		// Dequantize cannot fail here: the cache type and head size were
+		// checked when the cache was made.
+		_ = m.k.Dequantize(kt, m.kv.valueHead(l, p, g), sc.vrow)
 		for j := 0; j < group; j++ {
 			h := g*group + j
-			_ = kernels.QuantizeAct(at, q[h*hd:(h+1)*hd], qb) // geometry checked in New
-			s := m.scores[j*n : (j+1)*n]
-			for p := 0; p < n; p++ {
-				s[p] = dot(hd, m.kv.keyHead(l, p, g), qb) * scale
-			}
-			kernels.Softmax(s)
-			clear(out[h*hd : (h+1)*hd])
-		}
-		for p := 0; p < n; p++ {
-			// Dequantize cannot fail here: the cache type and head size were
-			// checked when the cache was made.
-			_ = m.k.Dequantize(kt, m.kv.valueHead(l, p, g), m.vrow)
-			for j := 0; j < group; j++ {
-				h := g*group + j
-				kernels.AddScaled(out[h*hd:(h+1)*hd], m.vrow, m.scores[j*n+p])
-			}
+			kernels.AddScaled(out[h*hd:(h+1)*hd], sc.vrow, sc.scores[j*n+p])
 		}
 	}
 }
