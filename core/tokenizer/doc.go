@@ -10,7 +10,7 @@
 //   - BPE: the pre-tokenizer named by tokenizer.ggml.pre (default, llama3 and
 //     its aliases, qwen2, deepseek-llm, deepseek-coder, falcon, starcoder
 //     family incl. refact/command-r/smollm, gpt2 family incl. mpt/phi-2,
-//     bloom, viking, chatglm, dbrx), byte-level encoding, merges by rank,
+//     bloom, viking, chatglm, dbrx, tekken, gpt-4o/llama4), byte-level encoding, merges by rank,
 //     llama3's ignore_merges.
 //   - Special tokens: user-defined tokens always split the input first,
 //     control tokens only with parseSpecial; llama.cpp's text-based detection
@@ -35,7 +35,7 @@
 // (testdata/tokenizer/gen.sh regenerates them).
 //
 // Known differences: pre-tokenizers llama.cpp has but this package lacks
-// (tekken, chameleon, gpt-4o/llama4, deepseek-v3, qwen35, gemma4, ...) are
+// (chameleon, deepseek-v3, qwen35, gemma4, kimi-k2, ...) are
 // rejected with ErrUnsupported; when a vocabulary has several candidate
 // texts for the EOT or FIM role, llama.cpp picks one in unordered_map order
 // and this package the first in its list; a BPE piece with characters

@@ -19,6 +19,8 @@ const (
 	preQwen2     // also stablelm2, megrez
 	preBloom     // also poro-chat, gpt3-finnish
 	preViking
+	preTekken // Mistral Nemo and later
+	preGPT4o  // also llama4, kanana2, talkie, minimax-m2
 )
 
 // preInfo is what llama.cpp's vocabulary loader derives from a
@@ -60,6 +62,8 @@ var preNames = func() map[string]preInfo {
 	add(preInfo{kind: preBloom, cleanSpaces: true}, "bloom", "gpt3-finnish")
 	add(preInfo{kind: preBloom}, "poro-chat")
 	add(preInfo{kind: preViking}, "viking")
+	add(preInfo{kind: preTekken, ignoreMerges: true, addBOS: true}, "tekken")
+	add(preInfo{kind: preGPT4o}, "gpt-4o", "llama4", "kanana2", "talkie", "minimax-m2")
 	return m
 }()
 
@@ -125,6 +129,10 @@ func newPreTokenizer(p preType) (*preTokenizer, error) {
 		s = []splitter{regexSplit(matchBloom)}
 	case preViking:
 		s = []splitter{regexSplit(matchBloom), regexSplit(singleNumber)}
+	case preTekken:
+		s = []splitter{regexSplit(matchCaseSplit(false, 1))}
+	case preGPT4o:
+		s = []splitter{regexSplit(matchCaseSplit(true, 3))}
 	default:
 		return nil, fmt.Errorf("tokenizer: pre-tokenizer kind %d: %w", p, ErrUnsupported)
 	}
@@ -550,6 +558,121 @@ func splitTrailingSpace(cps []rune, pieces []int) []int {
 		}
 	}
 	return out
+}
+
+// matchCaseSplit is the tekken (contractions=false, maxDigits=1) and gpt-4o
+// (contractions=true, maxDigits=3) regex as llama.cpp writes it for
+// std::regex:
+//
+//	[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+C?|
+//	[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*C?|
+//	\p{N}{1,maxDigits}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// where C is the optional contraction. A letter "not a-z" (U) is an ASCII
+// capital or any non-ASCII letter, a letter "not A-Z" (W) is an ASCII small
+// letter or any non-ASCII letter; non-ASCII letters can serve as either,
+// which is what the backtracking below resolves.
+func matchCaseSplit(contractions bool, maxDigits int) matcher {
+	isL, isN := isCollapsedLetter, isCollapsedNumber
+	isU := func(r rune) bool { return isL(r) && !(r >= 'a' && r <= 'z') }
+	isW := func(r rune) bool { return isL(r) && !(r >= 'A' && r <= 'Z') }
+	return func(cps []rune, ini, end, pos int) int {
+		run := func(p int, in func(rune) bool) int {
+			q := p
+			for q < end && in(cps[q]) {
+				q++
+			}
+			return q - p
+		}
+		tail := func(e int) int {
+			if contractions {
+				e += contractionLen(cps, end, e)
+			}
+			return e - pos
+		}
+		c := cps[pos]
+		q := pos
+		if c != '\r' && c != '\n' && !isL(c) && !isN(c) {
+			q = pos + 1 // the optional leading character; without it no letter run can start here
+		}
+		if q < end && isL(cps[q]) {
+			u := run(q, isU)
+			// U* greedy, backing off until W+ can match
+			for k := u; k >= 0; k-- {
+				if w := run(q+k, isW); w > 0 {
+					return tail(q + k + w)
+				}
+			}
+			// U+ W* (W* is empty here, or the loop above would have matched)
+			return tail(q + u)
+		}
+		if isN(c) {
+			n := 0
+			for pos+n < end && n < maxDigits && isN(cps[pos+n]) {
+				n++
+			}
+			return n
+		}
+		other := func(r rune) bool { return !isSpaceRE(r) && !isL(r) && !isN(r) }
+		p := pos
+		if c == ' ' && p+1 < end && other(cps[p+1]) {
+			p++
+		}
+		if n := run(p, other); n > 0 {
+			e := p + n
+			for e < end && (cps[e] == '\r' || cps[e] == '\n' || cps[e] == '/') {
+				e++
+			}
+			return e - pos
+		}
+		return matchSpaces(cps, end, pos)
+	}
+}
+
+// contractionLen matches (?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD]) at p.
+func contractionLen(cps []rune, end, p int) int {
+	if p+1 >= end || cps[p] != '\'' {
+		return 0
+	}
+	lower := func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 32
+		}
+		return r
+	}
+	switch lower(cps[p+1]) {
+	case 's', 't', 'm', 'd':
+		return 2
+	}
+	if p+2 < end {
+		c1, c2 := lower(cps[p+1]), lower(cps[p+2])
+		if c1 == 'r' && c2 == 'e' || c1 == 'v' && c2 == 'e' || c1 == 'l' && c2 == 'l' {
+			return 3
+		}
+	}
+	return 0
+}
+
+// matchSpaces is \s*[\r\n]+|\s+(?!\S)|\s+ with ECMAScript backtracking.
+func matchSpaces(cps []rune, end, pos int) int {
+	run := 0
+	for pos+run < end && isSpaceRE(cps[pos+run]) {
+		run++
+	}
+	if run == 0 {
+		return 0
+	}
+	// \s*[\r\n]+: greedy \s* backs off to the last CR/LF of the run, which
+	// [\r\n]+ then takes (what follows it is not CR/LF by construction).
+	for k := run - 1; k >= 0; k-- {
+		if c := cps[pos+k]; c == '\r' || c == '\n' {
+			return k + 1
+		}
+	}
+	if pos+run == end || run == 1 {
+		return run // \s+(?!\S) at the piece end, or \s+
+	}
+	return run - 1 // \s+(?!\S): leave one space for the next word
 }
 
 // matchBloom is ` ?[^(\s|.,!?…。，、।۔،)]+` (std::wregex over codepoints).

@@ -38,6 +38,10 @@ add gpt2-chatglm-bpe ggml-vocab-gpt-2.gguf tokenizer.ggml.pre=chatglm-bpe
 add gpt2-trillion ggml-vocab-gpt-2.gguf tokenizer.ggml.pre=trillion
 add starcoder-mellum2 ggml-vocab-starcoder.gguf tokenizer.ggml.pre=mellum2
 add gpt2-prefix ggml-vocab-gpt-2.gguf tokenizer.ggml.add_space_prefix=true
+add gpt2-tekken ggml-vocab-gpt-2.gguf tokenizer.ggml.pre=tekken
+add llama-bpe-tekken ggml-vocab-llama-bpe.gguf tokenizer.ggml.pre=tekken
+add gpt2-gpt-4o ggml-vocab-gpt-2.gguf tokenizer.ggml.pre=gpt-4o
+add llama-bpe-llama4 ggml-vocab-llama-bpe.gguf tokenizer.ggml.pre=llama4
 manifest="$manifest]"
 printf '%s' "$manifest" > "$TMP/manifest.json"
 node $HERE/reftok.mjs "$TMP/manifest.json" $HERE/texts.json > "$TMP/golden.json"
