@@ -10,6 +10,7 @@ import (
 
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/gguf"
+	"github.com/memvanta/memvanta/core/sample"
 	"github.com/memvanta/memvanta/kernels"
 )
 
@@ -395,5 +396,55 @@ func TestConfigValues(t *testing.T) {
 		NVocab: 80, NCtxTrain: 512, RopeBase: 10000, RopeFreqScale: 0.5, RMSEps: 1e-5, TiedOutput: true}
 	if cfg != want {
 		t.Fatalf("config\n got %+v\nwant %+v", cfg, want)
+	}
+}
+
+// Seeded sampling must give the same tokens on every kernel path: with F32
+// and F16 weights the paths' logits differ by rounding only (~1e-6), far
+// below the probability gaps a seeded draw can land between. (Q8_0/Q4_0
+// paths are not bit-identical: their dots sum blocks in different orders
+// and the Q8_0 re-quantization of activations amplifies the last-bit
+// differences to ~1e-2, so a long sampled run can differ; see the golden
+// tests' pathTol.)
+func TestSeededSamplingAcrossPaths(t *testing.T) {
+	for _, typ := range []ggml.Type{ggml.F32, ggml.F16} {
+		c := defTiny()
+		c.typ = typ
+		var ref []int32
+		for _, k := range kernels.Available() {
+			m := c.open(t, Options{Threads: 2, Batch: 8, KVType: ggml.F16, Kernels: k})
+			p := sample.DefaultParams()
+			p.Seed, p.RepeatPenalty = 42, 1.1
+			s, err := sample.New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			toks := []int32{1, 5, 9}
+			for _, x := range toks {
+				s.Accept(x)
+			}
+			logits, err := m.Forward(context.Background(), toks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []int32
+			for range 40 {
+				next := s.Sample(logits)
+				s.Accept(next)
+				out = append(out, next)
+				if logits, err = m.Forward(context.Background(), []int32{next}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if ref == nil {
+				ref = out
+				continue
+			}
+			for i := range ref {
+				if out[i] != ref[i] {
+					t.Fatalf("%s on %s: token %d = %d, first path gave %d", typ, k.Name, i, out[i], ref[i])
+				}
+			}
+		}
 	}
 }
