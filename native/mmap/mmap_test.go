@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 )
 
 func writeTemp(t *testing.T, data []byte) string {
@@ -159,4 +160,29 @@ func TestGuardRepanicsNonFault(t *testing.T) {
 		}
 	}()
 	_ = guard(func() { panic("boom") })
+}
+
+// TestAlignedMapping: files of at least 2 MiB are mapped at a 2 MiB
+// boundary (so large page-cache folios can be PMD-mapped); the contents and
+// the fault protection are the same as for the plain mapping.
+func TestAlignedMapping(t *testing.T) {
+	data := pattern(3<<20 + 4097)
+	p := writeTemp(t, data)
+	m, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if addr := uintptr(unsafe.Pointer(unsafe.SliceData(m.Bytes()))); addr%hugeAlign != 0 {
+		t.Fatalf("mapping at %#x is not 2 MiB aligned", addr)
+	}
+	if !bytes.Equal(m.Bytes(), data) || len(m.Bytes()) != len(data) {
+		t.Fatal("aligned mapping differs from file")
+	}
+	if err := os.Truncate(p, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.ReadAt(make([]byte, 100), 2<<20); !errors.Is(err, ErrFault) {
+		t.Fatalf("ReadAt past truncation: %v, want ErrFault", err)
+	}
 }
