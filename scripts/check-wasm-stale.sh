@@ -19,4 +19,9 @@ if ! cmp -s "$tmp/guest.wasm" wasmhost/guest.wasm; then
   echo "Run: go generate ./wasmhost/... and commit wasmhost/guest.wasm" >&2
   exit 1
 fi
+want=$(sha256sum wasmhost/guest.wasm | cut -d' ' -f1)
+if ! grep -q "\"$want\"" wasmhost/guest_sum.go; then
+  echo "WASM GUEST SUM IS STALE: wasmhost/guest_sum.go does not hold $want. Run: go generate ./wasmhost/..." >&2
+  exit 1
+fi
 echo "wasm guest is up to date ($(wc -c <wasmhost/guest.wasm) bytes, sha256 $(sha256sum wasmhost/guest.wasm | cut -c1-16))"

@@ -20,13 +20,21 @@ import (
 // machine code. wazero itself further separates entries by its version, the
 // OS/arch and the CPU features.
 //
-// wazero trusts its cache files: a corrupt header can make it fail to compile
-// or, worse, size an allocation from garbage. So after every fresh compile we
-// record the size and CRC-32C of each file wazero wrote in a manifest, and
-// before using the directory we check every file against it; any difference
-// (or no manifest) wipes the directory and the guest is compiled afresh.
+// wazero checksums the machine code in its cache files but not the framing
+// around it: a corrupt count at the head (function offsets) or the tail
+// (exception tables) would size an allocation from garbage. So after every
+// fresh compile we record, per file wazero wrote, its size and the CRC-32C of
+// its first and last checkedSpan bytes in a manifest, and before using the
+// directory we check every file against it; any difference (or no manifest)
+// wipes the directory and the guest is compiled afresh. The middle of a large
+// entry is left to wazero's own checksum (a mismatch there is a compile
+// error, which also wipes and retries), so a warm start reads the code once,
+// not twice.
 
 const manifestName = "memvanta-cache-manifest.json"
+
+// checkedSpan is how much of each end of a cache file the manifest covers.
+const checkedSpan = 1 << 20
 
 // staleAge is how old another guest's cache directory must be before it is
 // pruned; a younger one may belong to a different memvanta running now.
@@ -35,7 +43,7 @@ const staleAge = time.Hour
 type manifestEntry struct {
 	Path   string `json:"path"` // slash-separated, relative to the cache dir
 	Size   int64  `json:"size"`
-	CRC32C uint32 `json:"crc32c"`
+	CRC32C uint32 `json:"crc32c"` // of the first and last checkedSpan bytes
 }
 
 type manifest struct {
@@ -93,12 +101,22 @@ func checksumFile(p string) (manifestEntry, error) {
 		return manifestEntry{}, err
 	}
 	defer f.Close()
-	h := crc32.New(castagnoli)
-	n, err := io.Copy(h, f)
+	st, err := f.Stat()
 	if err != nil {
+		return manifestEntry{}, err
+	}
+	size := st.Size()
+	h := crc32.New(castagnoli)
+	head := min(size, checkedSpan)
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, head)); err != nil {
 		return manifestEntry{}, fmt.Errorf("reading cache file %s: %w", p, err)
 	}
-	return manifestEntry{Size: n, CRC32C: h.Sum32()}, nil
+	if tailStart := max(head, size-checkedSpan); tailStart < size {
+		if _, err := io.Copy(h, io.NewSectionReader(f, tailStart, size-tailStart)); err != nil {
+			return manifestEntry{}, fmt.Errorf("reading cache file %s: %w", p, err)
+		}
+	}
+	return manifestEntry{Size: size, CRC32C: h.Sum32()}, nil
 }
 
 // cacheIntact reports whether dir holds exactly the files its manifest lists,

@@ -41,7 +41,7 @@ func cacheEntry(t *testing.T, dir string) (string, time.Time) {
 
 func openTiny(t *testing.T, root string) *Host {
 	t.Helper()
-	h, err := newHost(context.Background(), Config{CacheDir: root}, tinyWasm)
+	h, err := newHost(context.Background(), Config{CacheDir: root}, tinyWasm, "")
 	if err != nil {
 		t.Fatalf("newHost: %v", err)
 	}
@@ -79,7 +79,7 @@ func TestDiskCache(t *testing.T) {
 			b, _ := os.ReadFile(entry)
 			b[0] ^= 0xff
 			os.WriteFile(entry, b, 0o600)
-			if err := writeManifest(dir, cacheSum(tinyWasm, false)); err != nil {
+			if err := writeManifest(dir, cacheKey(sumOf(tinyWasm), false)); err != nil {
 				t.Fatal(err)
 			}
 		}, CacheRebuilt},
@@ -90,7 +90,7 @@ func TestDiskCache(t *testing.T) {
 			if h := openTiny(t, root); h.CacheState() != CacheMiss {
 				t.Fatalf("first open: %v, want miss", h.CacheState())
 			}
-			dir := cacheDirFor(root, cacheSum(tinyWasm, false))
+			dir := cacheDirFor(root, cacheKey(sumOf(tinyWasm), false))
 			entry, _ := cacheEntry(t, dir)
 			if tc.corrupt != nil {
 				tc.corrupt(t, dir, entry)
@@ -106,7 +106,7 @@ func TestDiskCache(t *testing.T) {
 			if rewritten := !mtime.Equal(past); rewritten != (tc.want != CacheHit) {
 				t.Fatalf("entry rewritten = %v, want %v", rewritten, tc.want != CacheHit)
 			}
-			if !cacheIntact(dir, cacheSum(tinyWasm, false)) {
+			if !cacheIntact(dir, cacheKey(sumOf(tinyWasm), false)) {
 				t.Fatal("cache not intact after reopening")
 			}
 			if h := openTiny(t, root); h.CacheState() != CacheHit {
@@ -123,7 +123,7 @@ func TestCacheKeyedByGuest(t *testing.T) {
 	openTiny(t, root)
 	other := append(append([]byte(nil), tinyWasm[:len(tinyWasm)-6]...),
 		0x0a, 0x05, 0x01, 0x03, 0x00, 0x01, 0x0b) // code: nop
-	h, err := newHost(context.Background(), Config{CacheDir: root}, other)
+	h, err := newHost(context.Background(), Config{CacheDir: root}, other, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,13 +131,13 @@ func TestCacheKeyedByGuest(t *testing.T) {
 	if h.CacheState() != CacheMiss {
 		t.Fatalf("other guest: %v, want miss", h.CacheState())
 	}
-	tinyDir := cacheDirFor(root, cacheSum(tinyWasm, false))
+	tinyDir := cacheDirFor(root, cacheKey(sumOf(tinyWasm), false))
 	if _, err := os.Stat(tinyDir); err != nil {
 		t.Fatalf("fresh directory of the first guest was pruned: %v", err)
 	}
 	old := time.Now().Add(-2 * staleAge)
 	os.Chtimes(tinyDir, old, old)
-	h, err = newHost(context.Background(), Config{CacheDir: root}, other)
+	h, err = newHost(context.Background(), Config{CacheDir: root}, other, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,5 +147,54 @@ func TestCacheKeyedByGuest(t *testing.T) {
 	}
 	if _, err := os.Stat(tinyDir); !os.IsNotExist(err) {
 		t.Fatalf("stale directory of the first guest kept: %v", err)
+	}
+}
+
+func TestGuestSumIsCurrent(t *testing.T) {
+	if got := sumOfGuest(); got != GuestSHA256() {
+		t.Fatalf("guest_sum.go says %s, the embedded guest hashes to %s: run go generate ./wasmhost/...", GuestSHA256(), got)
+	}
+}
+
+// A byte flipped in the middle of a real (multi-MiB) cache entry is outside
+// the manifest's spans; wazero's own checksum must catch it, and the host
+// must wipe and recompile rather than fail or run corrupt code.
+func TestDiskCacheMidEntryCorruption(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the guest twice")
+	}
+	root := t.TempDir()
+	ctx := context.Background()
+	h, err := New(ctx, Config{CacheDir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Close(ctx)
+	dir := cacheDirFor(root, cacheKey(GuestSHA256(), false))
+	entry, _ := cacheEntry(t, dir)
+	b, err := os.ReadFile(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 4*checkedSpan {
+		t.Fatalf("entry is only %d bytes; the test needs one larger than the manifest's spans", len(b))
+	}
+	b[len(b)/2] ^= 0x5a
+	if err := os.WriteFile(entry, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !cacheIntact(dir, cacheKey(GuestSHA256(), false)) {
+		t.Fatal("the manifest should not cover the middle of the entry")
+	}
+	h, err = New(ctx, Config{CacheDir: root})
+	if err != nil {
+		t.Fatalf("reopen after corruption: %v", err)
+	}
+	defer h.Close(ctx)
+	if h.CacheState() != CacheRebuilt {
+		t.Fatalf("state %v, want rebuilt", h.CacheState())
+	}
+	if _, err := h.run(ctx, runSpec{args: []string{"_flood", "3"}}); err != nil {
+		t.Fatalf("rebuilt guest does not run: %v", err)
 	}
 }

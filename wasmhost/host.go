@@ -114,10 +114,11 @@ type Host struct {
 
 // New compiles (or loads from the cache) the embedded guest.
 func New(ctx context.Context, cfg Config) (*Host, error) {
-	return newHost(ctx, cfg, guestWasm)
+	return newHost(ctx, cfg, guestWasm, guestSHA256)
 }
 
-func newHost(ctx context.Context, cfg Config, wasm []byte) (*Host, error) {
+// newHost compiles wasm, whose hex SHA-256 is sum ("" to compute it).
+func newHost(ctx context.Context, cfg Config, wasm []byte, sum string) (*Host, error) {
 	cfg = cfg.withDefaults()
 	pages := (cfg.MemoryLimit + pageSize - 1) / pageSize
 	if pages > 65536 {
@@ -144,7 +145,10 @@ func newHost(ctx context.Context, cfg Config, wasm []byte) (*Host, error) {
 	}
 	// wazero keys its cache entries by module content and CPU, not by
 	// compile options, so the two termination modes need separate dirs.
-	sum := cacheSum(wasm, cfg.StrictTermination)
+	if sum == "" {
+		sum = sumOf(wasm)
+	}
+	sum = cacheKey(sum, cfg.StrictTermination)
 	h.cacheDir = cacheDirFor(root, sum)
 	pruneStale(root, filepath.Base(h.cacheDir), time.Now())
 	h.state = CacheHit
@@ -239,13 +243,14 @@ func (h *Host) CacheState() CacheState { return h.state }
 // Config returns the caps in force (defaults filled in).
 func (h *Host) Config() Config { c := h.cfg; c.shared = nil; return c }
 
-// cacheSum identifies a compiled guest: its bytes and the termination mode.
-func cacheSum(wasm []byte, strict bool) string {
-	tag := "\x00fast"
+// cacheKey identifies a compiled guest: the hex SHA-256 of its bytes and the
+// termination mode.
+func cacheKey(sum string, strict bool) string {
+	mode := "fast"
 	if strict {
-		tag = "\x00strict"
+		mode = "strict"
 	}
-	return sumOf(append(append([]byte(nil), wasm...), tag...))
+	return sumOf([]byte(sum + "\x00" + mode))
 }
 
 func sumOf(b []byte) string {
