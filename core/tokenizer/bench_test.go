@@ -50,3 +50,15 @@ func BenchmarkDecode(b *testing.B) {
 }
 
 func sizeName(n int) string { return strconv.Itoa(n>>10) + "KiB" }
+
+// BenchmarkNew is tokenizer construction for a 128k-token, 280k-merge
+// vocabulary (llama3), paid once per model load.
+func BenchmarkNew(b *testing.B) {
+	loadShared(b, "ggml-vocab-llama-bpe.gguf") // skip if absent
+	v := sharedVocabDataTB(b, "ggml-vocab-llama-bpe.gguf")
+	for b.Loop() {
+		if _, err := New(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

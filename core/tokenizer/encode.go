@@ -131,13 +131,13 @@ type spmSymbol struct {
 }
 
 type spmBigram struct {
-	left, right int
+	left, right int32
 	score       float32
-	size        int
+	size        int32
 }
 
-// spmLess orders the work queue: highest score first, then leftmost.
-func spmLess(a, b spmBigram) bool {
+// before orders the SPM work queue: highest score first, then leftmost.
+func (a spmBigram) before(b spmBigram) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
@@ -162,7 +162,7 @@ func (t *Tokenizer) encodeSPM(text string, out []int32) []int32 {
 		syms = append(syms, spmSymbol{start: off, n: n, prev: idx - 1, next: next})
 		off += n
 	}
-	h := heap[spmBigram]{less: spmLess}
+	var h spmHeap
 	try := func(l, r int) {
 		if l < 0 || r < 0 || syms[l].n+syms[r].n > t.maxLen {
 			return
@@ -172,25 +172,26 @@ func (t *Tokenizer) encodeSPM(text string, out []int32) []int32 {
 		if !ok {
 			return
 		}
-		h.push(spmBigram{left: l, right: r, score: t.score[id], size: len(s)})
+		h.push(spmBigram{left: int32(l), right: int32(r), score: t.score[id], size: int32(len(s))})
 	}
 	for i := 1; i < len(syms); i++ {
 		try(i-1, i)
 	}
-	for h.len() > 0 {
+	for len(h) > 0 {
 		b := h.pop()
-		l, r := &syms[b.left], &syms[b.right]
-		if l.n == 0 || r.n == 0 || l.n+r.n != b.size {
+		bl := int(b.left)
+		l, r := &syms[bl], &syms[b.right]
+		if l.n == 0 || r.n == 0 || l.n+r.n != int(b.size) {
 			continue // stale: one side already merged
 		}
 		l.n += r.n
 		r.n = 0
 		l.next = r.next
 		if r.next >= 0 {
-			syms[r.next].prev = b.left
+			syms[r.next].prev = bl
 		}
-		try(l.prev, b.left)
-		try(b.left, l.next)
+		try(l.prev, bl)
+		try(bl, l.next)
 	}
 	for i := 0; i != -1; i = syms[i].next {
 		s := text[syms[i].start : syms[i].start+syms[i].n]
@@ -234,13 +235,13 @@ type bpeSymbol struct {
 }
 
 type bpeBigram struct {
-	left, right int
+	left, right int32
 	rank        int32
-	size        int
+	size        int32
 }
 
-// bpeLess orders the work queue: lowest merge rank first, then leftmost.
-func bpeLess(a, b bpeBigram) bool {
+// before orders the BPE work queue: lowest merge rank first, then leftmost.
+func (a bpeBigram) before(b bpeBigram) bool {
 	if a.rank != b.rank {
 		return a.rank < b.rank
 	}
@@ -252,8 +253,7 @@ func bpeLess(a, b bpeBigram) bool {
 // token id so that merge ranks are found by id pair rather than by hashing
 // strings.
 func (t *Tokenizer) encodeBPE(text string, out []int32) []int32 {
-	var h heap[bpeBigram]
-	h.less = bpeLess
+	var h bpeHeap
 	var syms []bpeSymbol
 	var enc []byte
 	for _, w := range t.split.words(text) {
@@ -283,7 +283,7 @@ func (t *Tokenizer) encodeBPE(text string, out []int32) []int32 {
 			syms = append(syms, bpeSymbol{start: off, n: n, prev: i - 1, next: next, id: t.byteID[w[i]]})
 			off += n
 		}
-		h.items = h.items[:0]
+		h = h[:0]
 		try := func(l, r int) {
 			if l < 0 || r < 0 {
 				return
@@ -297,23 +297,24 @@ func (t *Tokenizer) encodeBPE(text string, out []int32) []int32 {
 				rank, ok = t.strRank[[2]string{word[sl.start : sl.start+sl.n], word[sr.start : sr.start+sr.n]}]
 			}
 			if ok {
-				h.push(bpeBigram{left: l, right: r, rank: rank, size: sl.n + sr.n})
+				h.push(bpeBigram{left: int32(l), right: int32(r), rank: rank, size: int32(sl.n + sr.n)})
 			}
 		}
 		for i := 1; i < len(syms); i++ {
 			try(i-1, i)
 		}
-		for h.len() > 0 {
+		for len(h) > 0 {
 			b := h.pop()
-			l, r := &syms[b.left], &syms[b.right]
-			if l.n == 0 || r.n == 0 || l.n+r.n != b.size {
+			bl := int(b.left)
+			l, r := &syms[bl], &syms[b.right]
+			if l.n == 0 || r.n == 0 || l.n+r.n != int(b.size) {
 				continue // stale: one side already merged
 			}
 			l.n += r.n
 			r.n = 0
 			l.next = r.next
 			if r.next >= 0 {
-				syms[r.next].prev = b.left
+				syms[r.next].prev = bl
 			}
 			l.id = NoToken
 			if l.n <= t.maxLen {
@@ -321,8 +322,8 @@ func (t *Tokenizer) encodeBPE(text string, out []int32) []int32 {
 					l.id = id
 				}
 			}
-			try(l.prev, b.left)
-			try(b.left, l.next)
+			try(l.prev, bl)
+			try(bl, l.next)
 		}
 		for i := 0; i != -1; i = syms[i].next {
 			if id := syms[i].id; id != NoToken {
@@ -340,48 +341,82 @@ func (t *Tokenizer) encodeBPE(text string, out []int32) []int32 {
 	return out
 }
 
-// heap is a binary min-heap under less, kept generic so the SPM and BPE
-// queues share it without interface boxing.
-type heap[T any] struct {
-	items []T
-	less  func(a, b T) bool
-}
+// spmHeap and bpeHeap are binary heaps ordered by before. They are written
+// out per type so the comparison inlines (the merge loops are heap-bound).
+type spmHeap []spmBigram
 
-func (h *heap[T]) len() int { return len(h.items) }
-
-func (h *heap[T]) push(x T) {
-	h.items = append(h.items, x)
-	i := len(h.items) - 1
-	for i > 0 {
+func (h *spmHeap) push(x spmBigram) {
+	*h = append(*h, x)
+	q := *h
+	for i := len(q) - 1; i > 0; {
 		p := (i - 1) / 2
-		if !h.less(h.items[i], h.items[p]) {
+		if !q[i].before(q[p]) {
 			break
 		}
-		h.items[i], h.items[p] = h.items[p], h.items[i]
+		q[i], q[p] = q[p], q[i]
 		i = p
 	}
 }
 
-func (h *heap[T]) pop() T {
-	top := h.items[0]
-	last := len(h.items) - 1
-	h.items[0] = h.items[last]
-	h.items = h.items[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= last {
+func (h *spmHeap) pop() spmBigram {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q = q[:last]
+	for i := 0; ; {
+		m := 2*i + 1
+		if m >= last {
 			break
 		}
-		m := l
-		if r := l + 1; r < last && h.less(h.items[r], h.items[l]) {
+		if r := m + 1; r < last && q[r].before(q[m]) {
 			m = r
 		}
-		if !h.less(h.items[m], h.items[i]) {
+		if !q[m].before(q[i]) {
 			break
 		}
-		h.items[i], h.items[m] = h.items[m], h.items[i]
+		q[i], q[m] = q[m], q[i]
 		i = m
 	}
+	*h = q
+	return top
+}
+
+type bpeHeap []bpeBigram
+
+func (h *bpeHeap) push(x bpeBigram) {
+	*h = append(*h, x)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q[i].before(q[p]) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *bpeHeap) pop() bpeBigram {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q = q[:last]
+	for i := 0; ; {
+		m := 2*i + 1
+		if m >= last {
+			break
+		}
+		if r := m + 1; r < last && q[r].before(q[m]) {
+			m = r
+		}
+		if !q[m].before(q[i]) {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
 	return top
 }

@@ -96,7 +96,9 @@ func tokenizerWith(t *testing.T, base string, over map[string]any) *Tokenizer {
 
 var vocabDataCache sync.Map // base file -> *Vocab
 
-func sharedVocabData(t *testing.T, base string) *Vocab {
+func sharedVocabData(t *testing.T, base string) *Vocab { return sharedVocabDataTB(t, base) }
+
+func sharedVocabDataTB(t testing.TB, base string) *Vocab {
 	t.Helper()
 	if v, ok := vocabDataCache.Load(base); ok {
 		return v.(*Vocab)

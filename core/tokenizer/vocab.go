@@ -231,7 +231,6 @@ func typeAttr(tt TokenType) attr {
 func (t *Tokenizer) loadMerges(merges []string) {
 	t.pairRank = make(map[uint64]int32, len(merges))
 	t.strRank = make(map[[2]string]int32)
-	seen := make(map[[2]string]bool)
 	for i, m := range merges {
 		// llama.cpp splits at the first space after the first byte, so a merge
 		// whose left side starts with a space still parses.
@@ -244,17 +243,16 @@ func (t *Tokenizer) loadMerges(merges []string) {
 		}
 		p++
 		a, b := m[:p], m[p+1:]
-		k := [2]string{a, b}
-		if seen[k] {
-			continue // the first rank of a duplicated merge wins
-		}
-		seen[k] = true
 		ia, oka := t.ids[a]
 		ib, okb := t.ids[b]
+		// The first rank of a duplicated merge wins.
 		if oka && okb {
-			t.pairRank[pairKey(ia, ib)] = int32(i)
-		} else {
-			t.strRank[k] = int32(i)
+			k := pairKey(ia, ib)
+			if _, dup := t.pairRank[k]; !dup {
+				t.pairRank[k] = int32(i)
+			}
+		} else if _, dup := t.strRank[[2]string{a, b}]; !dup {
+			t.strRank[[2]string{a, b}] = int32(i)
 		}
 	}
 	for b := range t.byteID {
