@@ -1,6 +1,8 @@
 package tokenizer
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -16,7 +18,28 @@ type fragment struct {
 // parseSpecial lets control-token text in the input ("<|eot_id|>", "<s>")
 // become that token instead of being tokenized as plain text. User-defined
 // tokens are always matched first, as in llama.cpp.
+//
+// Inputs longer than MaxInput bytes yield nil (see EncodeChecked).
 func (t *Tokenizer) Encode(text string, addSpecial, parseSpecial bool) []int32 {
+	ids, err := t.EncodeChecked(text, addSpecial, parseSpecial)
+	if err != nil {
+		return nil
+	}
+	return ids
+}
+
+// MaxInput bounds the text Encode accepts: the merge loops keep int32
+// positions and about 50 bytes of state per input byte.
+const MaxInput = 1 << 30
+
+// ErrTooLong is returned by EncodeChecked for inputs over MaxInput bytes.
+var ErrTooLong = errors.New("tokenizer: input too long")
+
+// EncodeChecked is Encode with an error for inputs it cannot take.
+func (t *Tokenizer) EncodeChecked(text string, addSpecial, parseSpecial bool) ([]int32, error) {
+	if len(text) > t.maxInput {
+		return nil, fmt.Errorf("%w: %d bytes (limit %d)", ErrTooLong, len(text), t.maxInput)
+	}
 	var frags []fragment
 	if text != "" {
 		frags = t.partition(text, parseSpecial)
@@ -55,7 +78,7 @@ func (t *Tokenizer) Encode(text string, addSpecial, parseSpecial bool) []int32 {
 	if addSpecial && t.AddEOS() {
 		out = append(out, t.eos)
 	}
-	return out
+	return out, nil
 }
 
 // appendEscaped replaces ' ' with U+2581 (SentencePiece's visible space).

@@ -381,3 +381,17 @@ func TestConcurrentEncode(t *testing.T) {
 		}
 	}
 }
+
+func TestEncodeTooLong(t *testing.T) {
+	tok := mustNew(t, spmVocab())
+	tok.maxInput = 8
+	if _, err := tok.EncodeChecked("123456789", false, false); !errors.Is(err, ErrTooLong) {
+		t.Errorf("EncodeChecked over the limit: %v, want ErrTooLong", err)
+	}
+	if ids := tok.Encode("123456789", true, false); ids != nil {
+		t.Errorf("Encode over the limit = %v, want nil", ids)
+	}
+	if ids, err := tok.EncodeChecked("12345678", false, false); err != nil || len(ids) == 0 {
+		t.Errorf("EncodeChecked at the limit: %v %v", ids, err)
+	}
+}

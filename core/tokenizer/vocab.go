@@ -98,6 +98,8 @@ type Tokenizer struct {
 	addBOS, addEOS, addSpacePrefix, ignoreMerges, cleanSpaces bool
 
 	special []int32 // CONTROL/USER_DEFINED/UNKNOWN tokens, longest text first
+
+	maxInput int // MaxInput; a field so tests can lower it
 }
 
 // ErrUnsupported is wrapped by New/FromGGUF errors for tokenizer models or
@@ -132,6 +134,8 @@ func New(v *Vocab) (*Tokenizer, error) {
 		eot:   NoToken,
 		eom:   NoToken,
 		fim:   [6]int32{NoToken, NoToken, NoToken, NoToken, NoToken, NoToken},
+
+		maxInput: MaxInput,
 	}
 	switch v.Model {
 	case ModelSPM:
