@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "ed27c3edb99faf5cd5c479e623e60d189f53cf68e388694204c4f7cead957ba9"
+const guestSHA256 = "52f43942ed7c89b8fc3d1f37f469bb46ca9bfd83b1b05cc217c2e87ae4860de6"

@@ -3,8 +3,11 @@ package wasmhost
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
+	"github.com/memvanta/memvanta/wasmhost/job"
 	"github.com/memvanta/memvanta/wasmhost/kvec"
 )
 
@@ -29,4 +32,31 @@ func (h *Host) Kernels(ctx context.Context, cases []kvec.Case) ([]kvec.Result, e
 		return nil, fmt.Errorf("sandboxed kernels: %d results for %d cases", len(rs), len(cases))
 	}
 	return rs, nil
+}
+
+// Forward runs a greedy pass of the model in the file at path inside the
+// sandbox on the scalar kernels (see job.Forward); the guest holds the whole
+// model in its memory, so the memory cap must fit it.
+func (h *Host) Forward(ctx context.Context, path string, o job.ForwardOptions) ([]job.Step, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	stderr, err := h.run(ctx, runSpec{args: o.Args("/" + guestFileName), file: f, size: st.Size(), stdout: &out})
+	var ee *exitError
+	if errors.As(err, &ee) && ee.code == 1 {
+		if re, derr := job.DecodeError(stderr); derr == nil {
+			return nil, fmt.Errorf("sandboxed forward: %w", re)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sandboxed forward: %w", err)
+	}
+	return job.DecodeForward(out.Bytes())
 }

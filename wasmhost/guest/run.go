@@ -26,7 +26,7 @@ func run(args []string) int {
 	if len(args) > 0 && strings.HasPrefix(args[0], "--memlimit=") {
 		if n, err := strconv.ParseInt(strings.TrimPrefix(args[0], "--memlimit="), 10, 64); err == nil && n > 0 {
 			debug.SetMemoryLimit(n - n/8)
-			debug.SetGCPercent(400)
+			debug.SetGCPercent(-1)
 		}
 		args = args[1:]
 	}
@@ -39,6 +39,8 @@ func run(args []string) int {
 		return runInspect(args[1:])
 	case "kernels":
 		return runKernels(args[1:])
+	case "forward":
+		return runForward(args[1:])
 	case "_alloc", "_spin", "_spincall", "_flood", "_panic":
 		return testMode(args[0], args[1:])
 	}

@@ -1,0 +1,83 @@
+package wasmhost
+
+import (
+	"context"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/memvanta/memvanta/wasmhost/job"
+)
+
+// BenchmarkInspect measures inspect of the GGUF file named by
+// MEMVANTA_BENCH_GGUF (e.g. a multi-GB `memvanta synth` model; skipped if
+// unset):
+//
+//	native      job.Inspect in-process (what --no-sandbox does after start-up)
+//	run         one sandboxed run on an already compiled Host
+//	warm        what a warm `memvanta inspect` does: New from the disk cache,
+//	            one run, Close
+//	cold        the same with an empty cache dir each time (compiles)
+//
+//	MEMVANTA_BENCH_GGUF=/tmp/7b.gguf go test -run '^$' -bench Inspect -benchtime 20x ./wasmhost
+func BenchmarkInspect(b *testing.B) {
+	path := os.Getenv("MEMVANTA_BENCH_GGUF")
+	if path == "" {
+		b.Skip("set MEMVANTA_BENCH_GGUF to a GGUF file")
+	}
+	ctx := context.Background()
+	o := job.InspectOptions{Name: "bench.gguf"}
+	b.Run("native", func(b *testing.B) {
+		for b.Loop() {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			st, _ := f.Stat()
+			if err := job.Inspect(io.Discard, f, st.Size(), o); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+	})
+	cache := b.TempDir()
+	h, err := New(ctx, Config{CacheDir: cache})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("run", func(b *testing.B) {
+		for b.Loop() {
+			if err := h.Inspect(ctx, path, o, io.Discard); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	h.Close(ctx)
+	b.Run("warm", func(b *testing.B) {
+		for b.Loop() {
+			h, err := New(ctx, Config{CacheDir: cache})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if h.CacheState() != CacheHit {
+				b.Fatalf("cache state %v", h.CacheState())
+			}
+			if err := h.Inspect(ctx, path, o, io.Discard); err != nil {
+				b.Fatal(err)
+			}
+			h.Close(ctx)
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			h, err := New(ctx, Config{CacheDir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := h.Inspect(ctx, path, o, io.Discard); err != nil {
+				b.Fatal(err)
+			}
+			h.Close(ctx)
+		}
+	})
+}
