@@ -48,10 +48,10 @@ var avx2Dots = []archDot{
 
 // avx512Dots lists the routines where AVX-512 beat AVX2 on Zen 5 in
 // BenchmarkArchAVX512vsAVX2 (fastest of alternating bursts, 11008-element
-// row in cache): Q8_0 1.7×, Q4_0 1.4×, Q6_K 1.35×, Q3_K 1.3×, F16 1.3×,
-// Q2_K 1.3×, Q4_K 1.2×, Q5_K 1.2×. An AVX-512 F32 dot lost to AVX2 (a row
-// pair overflows L1 either way), and the rare legacy Q4_1/Q5_0/Q5_1/BF16
-// stay on AVX2.
+// row in cache): Q5_1 2.0×, Q4_1 1.7×, Q5_0 1.7×, Q8_0 1.7×, Q4_0 1.4×,
+// Q6_K 1.35×, Q3_K 1.3×, F16 1.3×, Q2_K 1.3×, Q4_K 1.2×, Q5_K 1.2×. An
+// AVX-512 F32 dot lost to AVX2 (a row pair overflows L1 either way), and BF16
+// stays on AVX2 (not tried).
 var avx512Dots = []archDot{
 	{ggml.Q4_0, dotQ4_0Q8_0AVX512},
 	{ggml.Q8_0, dotQ8_0Q8_0AVX512},
@@ -61,6 +61,9 @@ var avx512Dots = []archDot{
 	{ggml.Q5_K, dotQ5_KQ8_KAVX512},
 	{ggml.Q2_K, dotQ2_KQ8_KAVX512},
 	{ggml.Q3_K, dotQ3_KQ8_KAVX512},
+	{ggml.Q4_1, dotQ4_1Q8_1AVX512},
+	{ggml.Q5_0, dotQ5_0Q8_0AVX512},
+	{ggml.Q5_1, dotQ5_1Q8_1AVX512},
 }
 
 //go:noescape
@@ -131,3 +134,12 @@ func dotQ3_KQ8_KAVX512(nb int, w, a *byte) float32
 //
 //go:noescape
 func readSumAVX2(n int, p *byte) uint64
+
+//go:noescape
+func dotQ4_1Q8_1AVX512(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_0Q8_0AVX512(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_1Q8_1AVX512(nb int, w, a *byte) float32

@@ -927,7 +927,7 @@ DATA perm02<>+48(SB)/8, $0x0000000200000002
 DATA perm02<>+56(SB)/8, $0x0000000200000002
 GLOBL perm02<>(SB), RODATA|NOPTR, $64
 
-// Z1 = [fp16 w[wo0]*a[ao0] ×8 | fp16 w[wo1]*a[ao1] ×8]; Z12 holds perm02.
+// Z1 = [fp16 w[wo0]*a[ao0] ×8 | fp16 w[wo1]*a[ao1] ×8]; Z16 holds perm02.
 #define DPROD2(wo0, ao0, wo1, ao1) \
 	MOVWLZX wo0(SI), AX; \
 	MOVWLZX ao0(DI), BX; \
@@ -942,7 +942,7 @@ GLOBL perm02<>(SB), RODATA|NOPTR, $64
 	VCVTPH2PS X1, X1; \
 	VMOVSHDUP X1, X2; \
 	VMULPS X2, X1, X1; \
-	VPERMPS Z1, Z12, Z1
+	VPERMPS Z1, Z16, Z1
 
 // Fold the ZMM accumulator Z0 into Y0 so VEX tail code may use it.
 #define FOLDZ0 \
@@ -977,7 +977,7 @@ TEXT ·dotQ4_0Q8_0AVX512(SB), NOSPLIT, $0-28
 	VPBROADCASTD c0f<>(SB), Z15
 	VPBROADCASTD cw1<>(SB), Y14
 	VPBROADCASTD c08<>(SB), Z13
-	VMOVDQU64 perm02<>(SB), Z12
+	VMOVDQU64 perm02<>(SB), Z16
 	VPXORD Z0, Z0, Z0
 	VPXORD Z6, Z6, Z6
 z40loop4:
@@ -1031,7 +1031,7 @@ TEXT ·dotQ8_0Q8_0AVX512(SB), NOSPLIT, $0-28
 	MOVQ w+8(FP), SI
 	MOVQ a+16(FP), DI
 	VPBROADCASTD c80<>(SB), Z14
-	VMOVDQU64 perm02<>(SB), Z12
+	VMOVDQU64 perm02<>(SB), Z16
 	VPXORD Z0, Z0, Z0
 	VPXORD Z6, Z6, Z6
 z80loop4:
@@ -1510,6 +1510,181 @@ zq3kloop:
 	DECQ CX
 	JNZ zq3kloop
 zq3kdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// Two blocks' nibbles at wo+qo / wo+qo+ws of SI in element order
+// [lo0 hi0 lo1 hi1] (Z2).
+#define NIBBLES2(qo0, qo1) \
+	VMOVDQU qo0(SI), X2; \
+	VINSERTI128 $1, qo1(SI), Y2, Y2; \
+	VPSRLW $4, Y2, Y3; \
+	VINSERTI64X4 $1, Y3, Z2, Z2; \
+	VPANDD Z15, Z2, Z2; \
+	VSHUFI64X2 $0xD8, Z2, Z2, Z2
+
+// Z2 |= 0x10 in byte j where bit j of the 64-bit value qh0 | qh1<<32 is set
+// (the 5th bit of element j of the two blocks); Z9 = 0x10 bytes.
+#define HIGHBITS2(ho0, ho1) \
+	MOVL ho0(SI), AX; \
+	MOVL ho1(SI), BX; \
+	SHLQ $32, BX; \
+	ORQ BX, AX; \
+	KMOVQ AX, K1; \
+	VPADDB Z9, Z2, K1, Z2
+
+// Two activation blocks (qs at ao+qo, ao+qo+as) in Z3.
+#define ACTS2(q0, q1) \
+	VMOVDQU q0(DI), Y3; \
+	VINSERTI64X4 $1, q1(DI), Z3, Z3
+
+// Z1 = [d_w0·d_a0 ×8 | d_w1·d_a1 ×8] and X7 += [., m_w0·s_a0, ., m_w1·s_a1]
+// for the (d, m)·(d, s) types; Z16 = perm02.
+#define DMPROD2(wo0, ao0, wo1, ao1) \
+	VMOVD wo0(SI), X1; \
+	VPINSRD $1, wo1(SI), X1, X1; \
+	VMOVD ao0(DI), X2; \
+	VPINSRD $1, ao1(DI), X2, X2; \
+	VCVTPH2PS X1, X1; \
+	VCVTPH2PS X2, X2; \
+	VMULPS X2, X1, X1; \
+	VADDPS X1, X7, X7; \
+	VPERMPS Z1, Z16, Z1
+
+// acc += Z1 · float(VPDPBUSD(Z2, Z3) [- VPDPBUSD(off, Z3)]).
+#define VNNI_U(acc) \
+	VPXORD Z4, Z4, Z4; \
+	VPDPBUSD Z3, Z2, Z4; \
+	VCVTDQ2PS Z4, Z4; \
+	VFMADD231PS Z4, Z1, acc
+
+#define VNNI_OFF(off, acc) \
+	VPXORD Z4, Z4, Z4; \
+	VPDPBUSD Z3, Z2, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPDPBUSD Z3, off, Z5; \
+	VPSUBD Z5, Z4, Z4; \
+	VCVTDQ2PS Z4, Z4; \
+	VFMADD231PS Z4, Z1, acc
+
+#define Q4_1_PAIR \
+	DMPROD2(0, 0, 20, 36); \
+	NIBBLES2(4, 24); \
+	ACTS2(4, 40); \
+	VNNI_U(Z0)
+
+#define Q5_0_PAIR \
+	DPROD2(0, 0, 22, 34); \
+	NIBBLES2(6, 28); \
+	HIGHBITS2(2, 24); \
+	ACTS2(2, 36); \
+	VNNI_OFF(Z9, Z0)
+
+#define Q5_1_PAIR \
+	DMPROD2(0, 0, 24, 36); \
+	NIBBLES2(8, 32); \
+	HIGHBITS2(4, 28); \
+	ACTS2(4, 40); \
+	VNNI_U(Z0)
+
+// X0 += lanes 1 and 3 of X7 (the m·s terms DMPROD2 collected).
+#define ADD_MS \
+	VMOVSHDUP X7, X7; \
+	VMOVHLPS X7, X7, X8; \
+	VADDSS X8, X7, X7; \
+	VADDSS X7, X0, X0
+
+// func dotQ4_1Q8_1AVX512(nb int, w, a *byte) float32
+TEXT ·dotQ4_1Q8_1AVX512(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Z15
+	VPBROADCASTD cw1<>(SB), Y14
+	VMOVDQU64 perm02<>(SB), Z16
+	VPXORD Z0, Z0, Z0
+	VXORPS X7, X7, X7
+z41loop2:
+	CMPQ CX, $2
+	JLT z41tail
+	Q4_1_PAIR
+	ADDQ $40, SI
+	ADDQ $72, DI
+	SUBQ $2, CX
+	JMP z41loop2
+z41tail:
+	FOLDZ0
+	VXORPS X8, X8, X8
+	TESTQ CX, CX
+	JZ z41done
+	Q4_1_BLK(0, 0, Y0, X8)
+z41done:
+	HSUMPS(Y0, X0, X1)
+	VADDSS X8, X0, X0
+	ADD_MS
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotQ5_0Q8_0AVX512(nb int, w, a *byte) float32
+TEXT ·dotQ5_0Q8_0AVX512(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	Q5_SETUP
+	VPBROADCASTD c10<>(SB), Z9
+	VPBROADCASTD c0f<>(SB), Z15
+	VMOVDQU64 perm02<>(SB), Z16
+	VPXORD Z0, Z0, Z0
+z50loop2:
+	CMPQ CX, $2
+	JLT z50tail
+	Q5_0_PAIR
+	ADDQ $44, SI
+	ADDQ $68, DI
+	SUBQ $2, CX
+	JMP z50loop2
+z50tail:
+	FOLDZ0
+	TESTQ CX, CX
+	JZ z50done
+	Q5_0_BLK(0, 0, Y0)
+z50done:
+	HSUMPS(Y0, X0, X1)
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotQ5_1Q8_1AVX512(nb int, w, a *byte) float32
+TEXT ·dotQ5_1Q8_1AVX512(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	Q5_SETUP
+	VPBROADCASTD c10<>(SB), Z9
+	VPBROADCASTD c0f<>(SB), Z15
+	VMOVDQU64 perm02<>(SB), Z16
+	VPXORD Z0, Z0, Z0
+	VXORPS X7, X7, X7
+z51loop2:
+	CMPQ CX, $2
+	JLT z51tail
+	Q5_1_PAIR
+	ADDQ $48, SI
+	ADDQ $72, DI
+	SUBQ $2, CX
+	JMP z51loop2
+z51tail:
+	FOLDZ0
+	VXORPS X8, X8, X8
+	TESTQ CX, CX
+	JZ z51done
+	Q5_1_BLK(0, 0, Y0, X8)
+z51done:
+	HSUMPS(Y0, X0, X1)
+	VADDSS X8, X0, X0
+	ADD_MS
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
 	RET
