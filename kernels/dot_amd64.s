@@ -1689,6 +1689,79 @@ z51done:
 	MOVSS X0, ret+24(FP)
 	RET
 
+// func dotBF16AVX512(n int, w, a *byte) float32
+TEXT ·dotBF16AVX512(SB), NOSPLIT, $0-28
+	MOVQ n+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+zbf16loop64:
+	CMPQ CX, $64
+	JLT zbf16loop16
+	VPMOVZXWD 0(SI), Z4
+	VPSLLD $16, Z4, Z4
+	VPMOVZXWD 0(DI), Z8
+	VPSLLD $16, Z8, Z8
+	VFMADD231PS Z8, Z4, Z0
+	VPMOVZXWD 32(SI), Z5
+	VPSLLD $16, Z5, Z5
+	VPMOVZXWD 32(DI), Z9
+	VPSLLD $16, Z9, Z9
+	VFMADD231PS Z9, Z5, Z1
+	VPMOVZXWD 64(SI), Z6
+	VPSLLD $16, Z6, Z6
+	VPMOVZXWD 64(DI), Z10
+	VPSLLD $16, Z10, Z10
+	VFMADD231PS Z10, Z6, Z2
+	VPMOVZXWD 96(SI), Z7
+	VPSLLD $16, Z7, Z7
+	VPMOVZXWD 96(DI), Z11
+	VPSLLD $16, Z11, Z11
+	VFMADD231PS Z11, Z7, Z3
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $64, CX
+	JMP zbf16loop64
+zbf16loop16:
+	CMPQ CX, $16
+	JLT zbf16fold
+	VPMOVZXWD 0(SI), Z4
+	VPSLLD $16, Z4, Z4
+	VPMOVZXWD 0(DI), Z8
+	VPSLLD $16, Z8, Z8
+	VFMADD231PS Z8, Z4, Z0
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $16, CX
+	JMP zbf16loop16
+zbf16fold:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z0
+	FOLDZ0
+	HSUMPS(Y0, X0, X1)
+zbf16tl:
+	TESTQ CX, CX
+	JZ zbf16done
+	MOVWLZX 0(SI), AX
+	SHLL $16, AX
+	VMOVD AX, X4
+	MOVWLZX 0(DI), AX
+	SHLL $16, AX
+	VMOVD AX, X5
+	VFMADD231SS X5, X4, X0
+	ADDQ $2, SI
+	ADDQ $2, DI
+	DECQ CX
+	JMP zbf16tl
+zbf16done:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
 // func readSumAVX2(n int, p *byte) uint64
 // Reads n bytes (n a multiple of 128; the rest is ignored) and returns a
 // checksum, so BenchmarkArchReadBW measures the memory-read ceiling that a
