@@ -160,7 +160,7 @@ func TestGuestSumIsCurrent(t *testing.T) {
 // the manifest's spans; wazero's own checksum must catch it, and the host
 // must wipe and recompile rather than fail or run corrupt code.
 func TestDiskCacheMidEntryCorruption(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		t.Skip("compiles the guest twice")
 	}
 	root := t.TempDir()

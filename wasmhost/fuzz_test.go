@@ -2,6 +2,7 @@ package wasmhost
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,6 +25,11 @@ func FuzzInspectNativeVsSandbox(f *testing.F) {
 		}
 	}
 	f.Add([]byte("GGUF"))
+	if raceEnabled && !fuzzing() {
+		// The seeds are the corpus TestInspectNativeVsSandbox already
+		// compares; under -race replaying them again only costs time.
+		f.Skip("seed replay covered by TestInspectNativeVsSandbox")
+	}
 	h := testHost(f, Config{MemoryLimit: 64 << 20})
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -38,4 +44,10 @@ func FuzzInspectNativeVsSandbox(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzing reports whether the test binary runs with -test.fuzz.
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
 }

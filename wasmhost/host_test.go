@@ -21,6 +21,9 @@ var (
 
 func testHost(t testing.TB, cfg Config) *Host {
 	t.Helper()
+	if cfg.StrictTermination && raceEnabled {
+		t.Skip("StrictTermination needs a second guest compile, too slow under -race")
+	}
 	// wazero's cache ignores compile options: one cache per termination mode.
 	sharedOnce.Do(func() {
 		sharedCache = [2]wazero.CompilationCache{wazero.NewCompilationCache(), wazero.NewCompilationCache()}
@@ -91,6 +94,9 @@ func TestCaps(t *testing.T) {
 
 func TestParentCancelIsNotTimeLimit(t *testing.T) {
 	for _, strict := range []bool{false, true} {
+		if strict && raceEnabled {
+			continue
+		}
 		h := testHost(t, Config{StrictTermination: strict})
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		_, err := h.run(ctx, runSpec{args: []string{"_spincall"}})

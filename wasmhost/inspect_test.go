@@ -125,7 +125,7 @@ func TestInspectNativeVsSandbox(t *testing.T) {
 		}
 		name := filepath.Base(path)
 		modes := inspectModes
-		if strings.Contains(path, "malformed") {
+		if strings.Contains(path, "malformed") || raceEnabled || testing.Short() {
 			modes = modes[:1] // parse errors do not depend on the report mode
 		}
 		for _, o := range modes {

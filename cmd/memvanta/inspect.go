@@ -81,23 +81,42 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return 1
 }
 
-func inspectNative(path string, o job.InspectOptions, stdout io.Writer) error {
+// openRegular opens path for reading and returns its size; anything but a
+// regular file is refused (a FIFO or device has no stable size to parse).
+func openRegular(path string) (*os.File, int64, error) {
 	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: not a regular file", path)
+	}
+	return f, st.Size(), nil
+}
+
+func inspectNative(path string, o job.InspectOptions, stdout io.Writer) error {
+	f, size, err := openRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	return job.Inspect(stdout, f, size, o)
+}
+
+// inspectSandboxed opens the file before starting the sandbox, so a wrong
+// path costs no guest start-up.
+func inspectSandboxed(ctx context.Context, path string, o job.InspectOptions, mem int64, timeout time.Duration, stdout io.Writer) error {
+	f, size, err := openRegular(path)
 	if err != nil {
 		return err
 	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file", path)
-	}
-	return job.Inspect(stdout, f, st.Size(), o)
-}
-
-func inspectSandboxed(ctx context.Context, path string, o job.InspectOptions, mem int64, timeout time.Duration, stdout io.Writer) error {
+	defer f.Close()
 	cfg := wasmhost.Config{MemoryLimit: mem, Timeout: timeout}
 	h, err := wasmhost.New(ctx, cfg)
 	if err != nil && !errors.Is(err, wasmhost.ErrMemoryLimit) {
@@ -110,7 +129,7 @@ func inspectSandboxed(ctx context.Context, path string, o job.InspectOptions, me
 		return fmt.Errorf("starting the sandbox: %w", err)
 	}
 	defer h.Close(ctx)
-	return h.Inspect(ctx, path, o, stdout)
+	return h.InspectReaderAt(ctx, f, size, o, stdout)
 }
 
 // reportInspectError prints a parse failure exactly as the native parser
