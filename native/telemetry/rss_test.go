@@ -38,7 +38,9 @@ func TestRSSSeesTouchedMemory(t *testing.T) {
 	if after-before < n*3/4 {
 		t.Errorf("VmRSS grew by %d bytes after touching %d", after-before, n)
 	}
-	if p := PeakRSS(); p < after {
+	// ru_maxrss and VmRSS read the kernel's batched per-CPU RSS counters
+	// at different moments; they may disagree by a few batches of pages.
+	if p := PeakRSS(); p < after-(2<<20) {
 		t.Errorf("peak RSS %d below current %d", p, after)
 	}
 	if d := u1.MinorFaults - u0.MinorFaults; d < n/4096/2 {
