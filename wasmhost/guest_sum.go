@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "52f43942ed7c89b8fc3d1f37f469bb46ca9bfd83b1b05cc217c2e87ae4860de6"
+const guestSHA256 = "9b900b3a97527d4af0dbb7f2aa40039b68d002350d4f59554d551245965d391b"

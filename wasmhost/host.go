@@ -320,8 +320,10 @@ func (h *Host) run(ctx context.Context, s runSpec) ([]byte, error) {
 		// Explicit rather than relying on the defaults: Go's runtime reads
 		// the clocks and random_get at start; these are fake and fixed.
 		WithRandSource(zeroReader{})
+	var file *guardedReader
 	if s.file != nil {
-		mc = mc.WithFSConfig(wazero.NewFSConfig().WithFSMount(oneFileFS{r: s.file, size: s.size}, "/"))
+		file = &guardedReader{r: s.file}
+		mc = mc.WithFSConfig(wazero.NewFSConfig().WithFSMount(oneFileFS{r: file, size: s.size}, "/"))
 	}
 	type result struct {
 		mod api.Module
@@ -332,24 +334,39 @@ func (h *Host) run(ctx context.Context, s runSpec) ([]byte, error) {
 		mod, err := h.rt.InstantiateModule(rctx, h.mod, mc)
 		done <- result{mod, err}
 	}()
+	// Wait for the guest. Once the run's context is done, a guest making
+	// host calls is stopped by the deadline listener at its next one; give
+	// it a grace period for that, then abandon it (a loop without host
+	// calls, possible only without StrictTermination): cut it off from the
+	// caller's writers and return; it ends when its loop does.
 	var err error
-	select {
-	case r := <-done:
-		err = r.err
-		if r.mod != nil {
-			r.mod.Close(rctx)
+	ctxDone, giveUp := rctx.Done(), (<-chan time.Time)(nil)
+wait:
+	for {
+		select {
+		case r := <-done:
+			err = r.err
+			if r.mod != nil {
+				r.mod.Close(rctx)
+			}
+			break wait
+		case <-ctxDone:
+			ctxDone = nil
+			t := time.NewTimer(grace(h.cfg.Timeout))
+			defer t.Stop()
+			giveUp = t.C
+		case <-giveUp:
+			stdout.close()
+			stderr.close()
+			if file != nil {
+				file.close()
+			}
+			h.abandoned.Add(1)
+			if perr := ctx.Err(); perr != nil {
+				return stderr.snapshot(), fmt.Errorf("sandbox run interrupted (guest abandoned): %w", perr)
+			}
+			return stderr.snapshot(), fmt.Errorf("guest ran longer than %v and was abandoned: %w", h.cfg.Timeout, ErrTimeLimit)
 		}
-	case <-watchdog(rctx, h.cfg.Timeout):
-		// The guest is in a loop without host calls (possible only
-		// without StrictTermination). Cut it off from the caller's
-		// writers and give up on it; it ends when its loop does.
-		stdout.close()
-		stderr.close()
-		h.abandoned.Add(1)
-		if perr := ctx.Err(); perr != nil {
-			return stderr.snapshot(), fmt.Errorf("sandbox run interrupted (guest abandoned): %w", perr)
-		}
-		return stderr.snapshot(), fmt.Errorf("guest ran longer than %v and was abandoned: %w", h.cfg.Timeout, ErrTimeLimit)
 	}
 	eb := errBuf.Bytes() // the guest is done: no more writes
 	if tripped, _ := stdout.state(); tripped {
@@ -392,19 +409,10 @@ func (h *Host) run(ctx context.Context, s runSpec) ([]byte, error) {
 	return eb, fmt.Errorf("%w: %v; stderr: %s", ErrGuestCrash, err, tail(eb))
 }
 
-// watchdog fires a grace period after ctx is done: long enough for a guest
-// that makes host calls to be stopped by the deadline listener first.
-func watchdog(ctx context.Context, timeout time.Duration) <-chan struct{} {
-	grace := min(max(timeout/4, 100*time.Millisecond), 2*time.Second)
-	ch := make(chan struct{})
-	go func() {
-		<-ctx.Done()
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		<-t.C
-		close(ch)
-	}()
-	return ch
+// grace is how long after the deadline a guest gets to reach a host call
+// (where the deadline listener stops it) before it is abandoned.
+func grace(timeout time.Duration) time.Duration {
+	return min(max(timeout/4, 100*time.Millisecond), 2*time.Second)
 }
 
 // deadlineListener stops the guest at its next host call once the run's

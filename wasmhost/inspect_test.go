@@ -152,7 +152,7 @@ func TestInspectNativeVsSandbox(t *testing.T) {
 func TestSameOutcomeDetectsDifferences(t *testing.T) {
 	ge := &gguf.Error{Category: gguf.Truncated, Offset: 8, Err: errors.New("x")}
 	ge2 := &gguf.Error{Category: gguf.Limit, Offset: 8, Err: errors.New("x")}
-	re, _ := job.DecodeError(inspect.ErrorJSON(ge2))
+	re, _ := job.DecodeError(job.EncodeError(ge2))
 	for _, tc := range []struct{ a, b outcome }{
 		{outcome{out: []byte(`{"a":1}`)}, outcome{out: []byte(`{"a":2}`)}},
 		{outcome{err: ge}, outcome{out: []byte("x")}},
@@ -171,9 +171,12 @@ func TestDecodeErrorRoundTrip(t *testing.T) {
 		&gguf.Error{Category: gguf.Layout, Offset: 1234, Tensor: "blk.0.attn_q.weight", Err: errors.New("data past end")},
 		&gguf.Error{Category: gguf.Invalid, Offset: 77, Key: "general.alignment", Err: errors.New("alignment 3 is not a power of two")},
 		&gguf.Error{Category: gguf.Unsupported, Offset: 4},
+		// Names from the file need not be UTF-8; JSON text would mangle them.
+		&gguf.Error{Category: gguf.Layout, Offset: 392, Tensor: "\xbb.weight", Err: errors.New(`overlaps tensor "a.weight"`)},
+		&gguf.Error{Category: gguf.Invalid, Offset: 9, Key: "k\x00\xff", Err: errors.New("x: y")},
 		errors.New("read /model.gguf: input/output error"),
 	} {
-		re, derr := job.DecodeError(inspect.ErrorJSON(err))
+		re, derr := job.DecodeError(job.EncodeError(err))
 		if derr != nil {
 			t.Fatal(derr)
 		}
@@ -187,6 +190,10 @@ func TestDecodeErrorRoundTrip(t *testing.T) {
 			if !errors.Is(re, sentinel) {
 				t.Errorf("%v: errors.Is category sentinel is false", err)
 			}
+		}
+		var rg *gguf.Error
+		if errors.As(err, &ge) && (!errors.As(re, &rg) || rg.Key != ge.Key || rg.Tensor != ge.Tensor || rg.Offset != ge.Offset || rg.Category != ge.Category) {
+			t.Errorf("fields of %v not reconstructed exactly: %+v", err, rg)
 		}
 		if !bytes.Equal(inspect.ErrorJSON(re), inspect.ErrorJSON(err)) {
 			t.Errorf("ErrorJSON of the reconstruction differs:\n%s\n%s", inspect.ErrorJSON(re), inspect.ErrorJSON(err))

@@ -3,6 +3,7 @@ package wasmhost
 import (
 	"io"
 	"io/fs"
+	"sync"
 	"time"
 )
 
@@ -88,3 +89,27 @@ func (i fileInfo) Mode() fs.FileMode {
 func (i fileInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (i fileInfo) IsDir() bool        { return i.dir }
 func (i fileInfo) Sys() any           { return nil }
+
+// guardedReader lets the host revoke an abandoned guest's access to the
+// caller's reader (which may be an mmap the caller unmaps once Inspect
+// returns): close waits for reads in flight, then every read fails.
+type guardedReader struct {
+	mu     sync.RWMutex
+	r      io.ReaderAt
+	closed bool
+}
+
+func (g *guardedReader) ReadAt(p []byte, off int64) (int, error) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.closed {
+		return 0, errAbandoned
+	}
+	return g.r.ReadAt(p, off)
+}
+
+func (g *guardedReader) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}

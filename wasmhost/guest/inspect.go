@@ -6,13 +6,12 @@ import (
 	"io"
 	"os"
 
-	"github.com/memvanta/memvanta/core/inspect"
 	"github.com/memvanta/memvanta/wasmhost/job"
 )
 
 // runInspect parses the one preopened file (or stdin for "-") and writes the
 // report to stdout. On failure stdout stays empty and stderr carries
-// inspect.ErrorJSON, exit status 1, which the host turns back into an error
+// job.EncodeError, exit status 1, which the host turns back into an error
 // equal to the native one.
 func runInspect(args []string) int {
 	o, path, err := job.ParseArgs(args)
@@ -47,6 +46,6 @@ func runInspect(args []string) int {
 }
 
 func fail(err error) int {
-	os.Stderr.Write(inspect.ErrorJSON(err))
+	os.Stderr.Write(job.EncodeError(err))
 	return exitFail
 }

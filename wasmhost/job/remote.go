@@ -6,19 +6,21 @@ import (
 	"fmt"
 
 	"github.com/memvanta/memvanta/core/gguf"
-	"github.com/memvanta/memvanta/core/inspect"
 )
 
-// The guest reports a failed inspect as inspect.ErrorJSON on stderr with exit
-// status 1; DecodeError turns that back into an error on the host whose text
-// is exactly the guest's err.Error() and which, for a defect of the file,
-// unwraps to a *gguf.Error with the same category, offset, key and tensor, so
-// errors.As/Is and inspect.ErrorText/ErrorJSON treat it as the native error.
+// The guest reports a failed job on stderr with exit status 1 as one JSON
+// object written by EncodeError; DecodeError turns it back into an error on
+// the host whose text is exactly the guest's err.Error() and which, for a
+// defect of the file, unwraps to a *gguf.Error with the same category,
+// offset, key and tensor, so errors.As/Is and inspect.ErrorText/ErrorJSON
+// treat it as the native error. Strings travel as bytes (base64 in JSON):
+// keys and tensor names come from the file and need not be valid UTF-8,
+// which JSON text would silently replace.
 
-// RemoteError is an inspect failure reported by the sandbox guest.
+// RemoteError is a failure reported by the sandbox guest.
 type RemoteError struct {
 	Msg string
-	GG  *gguf.Error // nil for category "io"
+	GG  *gguf.Error // nil for a failure that is not a defect of the file
 }
 
 func (e *RemoteError) Error() string { return e.Msg }
@@ -31,47 +33,52 @@ func (e *RemoteError) Unwrap() error {
 	return e.GG
 }
 
-var categories = map[string]gguf.Category{
-	gguf.Truncated.String(): gguf.Truncated, gguf.Limit.String(): gguf.Limit, gguf.Invalid.String(): gguf.Invalid,
-	gguf.Layout.String(): gguf.Layout, gguf.Unsupported.String(): gguf.Unsupported,
+// wireError is the stderr document. Category is 0 for a non-file failure.
+type wireError struct {
+	Schema   string        `json:"schema"`
+	Category gguf.Category `json:"category"`
+	Offset   int64         `json:"offset"`
+	Key      []byte        `json:"key"`
+	Tensor   []byte        `json:"tensor"`
+	Inner    []byte        `json:"inner"` // *gguf.Error's Err text, if any
+	HasInner bool          `json:"has_inner"`
+	Message  []byte        `json:"message"` // err.Error()
 }
 
-// DecodeError parses inspect.ErrorJSON output.
-func DecodeError(b []byte) (*RemoteError, error) {
-	var doc struct {
-		Schema string `json:"schema"`
-		Error  *struct {
-			Category string `json:"category"`
-			Offset   *int64 `json:"offset"`
-			Key      string `json:"key"`
-			Tensor   string `json:"tensor"`
-			Message  string `json:"message"`
-		} `json:"error"`
+const wireSchema = "memvanta.guest-error/v1"
+
+// EncodeError renders err for DecodeError.
+func EncodeError(err error) []byte {
+	w := wireError{Schema: wireSchema, Message: []byte(err.Error())}
+	var ge *gguf.Error
+	if errors.As(err, &ge) {
+		w.Category, w.Offset, w.Key, w.Tensor = ge.Category, ge.Offset, []byte(ge.Key), []byte(ge.Tensor)
+		if ge.Err != nil {
+			w.Inner, w.HasInner = []byte(ge.Err.Error()), true
+		}
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
+	b, _ := json.Marshal(w) // bytes, ints and bools only: cannot fail
+	return append(b, '\n')
+}
+
+// DecodeError parses what EncodeError wrote.
+func DecodeError(b []byte) (*RemoteError, error) {
+	var w wireError
+	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, fmt.Errorf("decoding the guest's error report: %w", err)
 	}
-	if doc.Schema != inspect.Schema || doc.Error == nil {
-		return nil, errors.New("decoding the guest's error report: not an inspect error document")
+	if w.Schema != wireSchema {
+		return nil, errors.New("decoding the guest's error report: not a guest error document")
 	}
-	e := doc.Error
-	re := &RemoteError{Msg: e.Message}
-	if c, ok := categories[e.Category]; ok {
-		ge := &gguf.Error{Category: c, Key: e.Key, Tensor: e.Tensor}
-		if e.Offset != nil {
-			ge.Offset = *e.Offset
+	re := &RemoteError{Msg: string(w.Message)}
+	if w.Category != 0 {
+		if w.Category < gguf.Truncated || w.Category > gguf.Unsupported {
+			return nil, fmt.Errorf("decoding the guest's error report: unknown category %d", int(w.Category))
 		}
-		// *gguf.Error formats as "<header>: <inner>"; keep the inner text so
-		// the reconstructed error prints the same as the original.
-		head := ge.Error()
-		if len(e.Message) > len(head)+2 && e.Message[:len(head)+2] == head+": " {
-			ge.Err = errors.New(e.Message[len(head)+2:])
-		} else if e.Message != head {
-			ge.Err = errors.New(e.Message)
+		re.GG = &gguf.Error{Category: w.Category, Offset: w.Offset, Key: string(w.Key), Tensor: string(w.Tensor)}
+		if w.HasInner {
+			re.GG.Err = errors.New(string(w.Inner))
 		}
-		re.GG = ge
-	} else if e.Category != "io" {
-		return nil, fmt.Errorf("decoding the guest's error report: unknown category %q", e.Category)
 	}
 	return re, nil
 }
