@@ -4,6 +4,18 @@
 // a GGUF file and serves the graph's weight groups either straight from the
 // mapping (resident mode) or streamed through a bounded copy cache with an
 // adaptive prefetcher (budget mode), and it measures what that costs.
+//
+// Faults. A file truncated under a mapping raises SIGBUS on the next touch
+// of a page past the new end. Every copy out of the mapping (Row in
+// resident mode, the GGUF header parse) is fault-protected and returns an
+// error; budget copy mode never touches the mapping at all (pread, which
+// reports a short read). Resident mode and budget map mode hand the graph
+// zero-copy slices that kernels read on pool goroutines, where a fault
+// cannot be recovered (SetPanicOnFault is per goroutine and the kernels do
+// not run under it): there Acquire re-checks the file size (one fstat) and
+// refuses to hand out slices of a shrunk file. A truncation that races with
+// the compute of a group already acquired is not covered; the process then
+// dies of SIGBUS, as llama.cpp's does.
 package runtime
 
 import (
