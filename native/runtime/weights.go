@@ -79,6 +79,7 @@ func newWeights(st *store.Store, opt Options, pcfg policy.Config) (*weights, err
 	w.tot.FileSize = st.Map().Size()
 	if opt.Mode == Budget {
 		w.tot.Budget = opt.Budget
+		w.tot.Stream = opt.Stream
 	}
 	return w, nil
 }
