@@ -30,8 +30,23 @@ func FuzzInspectNativeVsSandbox(f *testing.F) {
 		// compares; under -race replaying them again only costs time.
 		f.Skip("seed replay covered by TestInspectNativeVsSandbox")
 	}
-	h := testHost(f, Config{MemoryLimit: 64 << 20})
 	ctx := context.Background()
+	var h *Host
+	if fuzzing() {
+		// Fuzz workers are separate, coverage-instrumented processes in
+		// which compiling the guest takes tens of seconds: share compiled
+		// code between them through the on-disk cache, as the CLI does.
+		root, err := DefaultCacheRoot()
+		if err != nil {
+			f.Fatal(err)
+		}
+		if h, err = New(ctx, Config{MemoryLimit: 64 << 20, CacheDir: filepath.Join(root, "fuzz")}); err != nil {
+			f.Fatal(err)
+		}
+		f.Cleanup(func() { h.Close(ctx) })
+	} else {
+		h = testHost(f, Config{MemoryLimit: 64 << 20})
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, o := range []job.InspectOptions{{JSON: true}, {}} {
 			n := nativeInspect(b, o)
