@@ -177,9 +177,10 @@ for c in $ceilings; do
             peak=$(cat "$grp/memory.max_usage_in_bytes" 2>/dev/null) ;;
     esac
     if [ -n "$grp" ]; then
-        # Move nothing: the group is empty once the command exited; retry
-        # briefly while the kernel finishes reaping.
-        for _ in 1 2 3 4 5; do rmdir "$grp" 2>/dev/null && break; sleep 0.2; done
+        # The group is empty once the command has exited; retry for a few
+        # seconds while the kernel finishes reaping and uncharging.
+        for _ in $(seq 50); do rmdir "$grp" 2>/dev/null && break; sleep 0.2; done
+        [ -d "$grp" ] && echo "mem-sweep: warning: could not remove $grp (still has tasks?)" >&2
     fi
     if [ "${oom:-0}" -gt 0 ] 2>/dev/null; then
         status=oom-killed
