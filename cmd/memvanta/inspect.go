@@ -59,8 +59,8 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	path := files[0]
 	mem, err := mvrt.ParseSize(*memLimit)
-	if err != nil || mem <= 0 {
-		fmt.Fprintf(stderr, "memvanta inspect: --mem-limit %q: want a positive size such as 256MiB (%v)\n", *memLimit, err)
+	if err != nil || mem <= 0 || mem > 4<<30 {
+		fmt.Fprintf(stderr, "memvanta inspect: --mem-limit %q: want a size in (0, 4GiB] (wasm32 memory), such as 256MiB\n", *memLimit)
 		return 2
 	}
 	if *timeout <= 0 {

@@ -82,6 +82,7 @@ func testInspectCLIErrors(t *testing.T) {
 		{[]string{}, 2, "exactly one FILE"},
 		{[]string{base, base}, 2, "exactly one FILE"},
 		{[]string{"--mem-limit", "lots", base}, 2, "--mem-limit"},
+		{[]string{"--mem-limit", "5GiB", base}, 2, "--mem-limit"},
 		{[]string{"--timeout", "-1s", base}, 2, "--timeout"},
 		{[]string{"--nope", base}, 2, "flag provided but not defined"},
 		{[]string{"/nonexistent/x.gguf"}, 1, "no such file"},
