@@ -61,7 +61,12 @@ func loadGolden(t *testing.T, name string) (*golden.File, []byte, *gguf.File) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := synth.Write(context.Background(), &buf, cfg, nil); err != nil {
+	if g.Random != nil {
+		err = golden.WriteRandom(&buf, *g.Random, vf)
+	} else {
+		err = synth.Write(context.Background(), &buf, cfg, nil)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	b := buf.Bytes()
@@ -79,12 +84,12 @@ func loadGolden(t *testing.T, name string) (*golden.File, []byte, *gguf.File) {
 // pathTol. The prompts are tokenized by core/tokenizer and checked against
 // llama.cpp's tokenization too.
 func TestGoldenGreedy(t *testing.T) {
-	names := []string{"synth-F32.json", "synth-F16.json", "synth-Q8_0.json", "synth-Q4_0.json"}
+	names := []string{"synth-F32.json", "synth-F16.json", "synth-Q8_0.json", "synth-Q4_0.json", "random-qwen2.json"}
 	if raceEnabled {
 		// The replay checks numerics, not concurrency (the other tests run
 		// the same code under -race); rebuilding the larger models with the
 		// race detector on would dominate the package's test time.
-		names = names[3:]
+		names = names[3:4]
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
@@ -124,7 +129,7 @@ func TestGoldenGreedy(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					byPath = append(byPath, replay(t, m, c, g.Synth.Type, k.Name))
+					byPath = append(byPath, replay(t, m, c, g.Synth.Type, k.Name, minMargin(g)))
 					m.Close()
 				}
 				scalar := byPath[len(byPath)-1]
@@ -144,8 +149,21 @@ func TestGoldenGreedy(t *testing.T) {
 	}
 }
 
-// replay runs one golden case and returns each step's logits.
-func replay(t *testing.T, m *Model, c golden.Case, typ, path string) [][]float32 {
+// minMargin is the top-2 logit gap below which a step's argmax is not
+// compared. core/synth models have margins of several logits, so every step
+// counts; the unstructured random model (qwen2) has the tiny margins of
+// random logits, so its argmax is compared wherever llama.cpp's own gap is
+// at least twice the gap tolerance (and its top-5 gaps at every step).
+func minMargin(g *golden.File) float64 {
+	if g.Random != nil {
+		return 2 * dlogitTol[g.Synth.Type]
+	}
+	return 0
+}
+
+// replay runs one golden case, feeding llama.cpp's tokens (teacher
+// forcing), and returns each step's logits.
+func replay(t *testing.T, m *Model, c golden.Case, typ, path string, minMargin float64) [][]float32 {
 	t.Helper()
 	ctx := context.Background()
 	logits, err := m.Forward(ctx, c.PromptTokens)
@@ -157,11 +175,12 @@ func replay(t *testing.T, m *Model, c golden.Case, typ, path string) [][]float32
 	for i, want := range c.Tokens {
 		all = append(all, append([]float32(nil), logits...))
 		got := int32(kernels.Argmax(logits))
-		if got != want {
+		top := c.Steps[i].Top
+		decisive := len(top) < 2 || -top[1].DLogit >= minMargin
+		if got != want && decisive {
 			t.Fatalf("%s/%s %q step %d: greedy token %d, llama.cpp %d (llama.cpp top: %+v; our gap %.4f)",
 				typ, path, c.Prompt, i, got, want, c.Steps[i].Top, logits[got]-logits[want])
 		}
-		top := c.Steps[i].Top
 		for _, e := range top {
 			d := math.Abs(float64(logits[e.ID]-logits[top[0].ID]) - e.DLogit)
 			worst = math.Max(worst, d)
@@ -173,11 +192,11 @@ func replay(t *testing.T, m *Model, c golden.Case, typ, path string) [][]float32
 		if i == len(c.Tokens)-1 {
 			break
 		}
-		if logits, err = m.Forward(ctx, []int32{got}); err != nil {
+		if logits, err = m.Forward(ctx, []int32{want}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("%s/%s %q: %d tokens identical, worst top-5 gap deviation %.4f", typ, path, c.Prompt, len(c.Tokens), worst)
+	t.Logf("%s/%s %q: %d greedy tokens checked, worst top-5 gap deviation %.4f", typ, path, c.Prompt, len(c.Tokens), worst)
 	return all
 }
 

@@ -17,6 +17,7 @@ import (
 type File struct {
 	Generator   string          `json:"generator"`
 	Synth       Synth           `json:"synth"`
+	Random      *Random         `json:"random,omitempty"` // if set, the model is WriteRandom(Random), not core/synth
 	ModelSHA256 string          `json:"model_sha256"`
 	Reference   json.RawMessage `json:"reference"` // harness env and settings
 	Cases       []Case          `json:"cases"`

@@ -31,6 +31,8 @@ import (
 // tests stay fast, wide enough (n_embd 256) for core/synth's logit margins.
 var shape = golden.Synth{Embd: 256, Layers: 4, Heads: 8, KVHeads: 4, FF: 512, Ctx: 512, RopeBase: 10000, Eps: 1e-5}
 
+var onlyRandom bool
+
 var prompts = []string{
 	"Once upon a time",
 	"The quick brown fox jumps over the lazy dog.",
@@ -42,7 +44,9 @@ func main() {
 	vocabDir := flag.String("vocab", "../shared/vocab", "directory with ggml-vocab-llama-spm.gguf")
 	out := flag.String("out", "testdata/golden", "output directory")
 	n := flag.Int("n", 32, "greedy tokens per prompt")
+	randomOnly := flag.Bool("random-only", false, "regenerate only random-*.json (the unstructured qwen2 model)")
 	flag.Parse()
+	onlyRandom = *randomOnly
 	if err := run(*ref, *vocabDir, *out, *n); err != nil {
 		fmt.Fprintln(os.Stderr, "refgolden:", err)
 		os.Exit(1)
@@ -67,7 +71,11 @@ func run(ref, vocabDir, out string, n int) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	for i, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0} {
+	types := []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0}
+	if onlyRandom {
+		types = nil // regenerate only random-*.json
+	}
+	for i, typ := range types {
 		s := shape
 		s.Type, s.Seed, s.Vocab = typ.String(), uint64(11+i), vocabName
 		cfg, err := s.Config(vf, kernels.Quantize)
@@ -102,6 +110,42 @@ func run(ref, vocabDir, out string, n int) error {
 		}
 		fmt.Fprintf(os.Stderr, "refgolden: wrote %s\n", dst)
 	}
+	return randomGolden(ref, vf, vocabName, tmp, out, n)
+}
+
+// randomGolden covers qwen2 (q/k/v biases, NeoX RoPE, GQA, untied output),
+// which core/synth does not write, with an unstructured random F32 model.
+func randomGolden(ref string, vf *gguf.File, vocabName, tmp, out string, n int) error {
+	r := golden.Random{Arch: "qwen2", Embd: 256, Layers: 2, Heads: 8, KVHeads: 2, FF: 512, Ctx: 512,
+		RopeBase: 1e6, Eps: 1e-6, Bias: true, Seed: 3}
+	var buf bytes.Buffer
+	if err := golden.WriteRandom(&buf, r, vf); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	path := filepath.Join(tmp, "random-qwen2.gguf")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	g := golden.File{Generator: "go run ./internal/cmd/refgolden", Synth: golden.Synth{Type: "F32", Vocab: vocabName},
+		Random: &r, ModelSHA256: hex.EncodeToString(sum[:])}
+	for _, p := range prompts {
+		c, env, err := greedy(ref, path, p, n)
+		if err != nil {
+			return fmt.Errorf("qwen2 %q: %w", p, err)
+		}
+		g.Reference = env
+		g.Cases = append(g.Cases, c)
+	}
+	b, err := json.MarshalIndent(g, "", " ")
+	if err != nil {
+		return err
+	}
+	dst := filepath.Join(out, "random-qwen2.json")
+	if err := os.WriteFile(dst, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "refgolden: wrote %s\n", dst)
 	return nil
 }
 
