@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,14 +32,14 @@ type Entry struct {
 	Size int64  // bytes requested
 	Buf  []byte // len Size; backed by a buffer of cap ≥ Size
 
-	ready bool
+	ready atomic.Bool // set by Fill under mu; read lock-free by Ready
 	pins  int
 	elem  *list.Element // in lru when resident
 	buf   *buffer
 }
 
 // Ready reports whether the entry has been filled (Fill called).
-func (e *Entry) Ready() bool { return e.ready }
+func (e *Entry) Ready() bool { return e.ready.Load() }
 
 type buffer struct {
 	mem  []byte
@@ -110,7 +111,7 @@ func (c *Cache) Lookup(key int) *Entry {
 		c.c.Misses++
 		return nil
 	}
-	if e.ready {
+	if e.ready.Load() {
 		c.c.Hits++
 	} else {
 		c.c.Misses++
@@ -226,7 +227,7 @@ func (c *Cache) insert(key int, n int64, b *buffer) *Entry {
 func (c *Cache) victim(keep func(int) bool) *Entry {
 	for el := c.lru.Back(); el != nil; el = el.Prev() {
 		e := el.Value.(*Entry)
-		if e.pins == 0 && e.ready && (keep == nil || !keep(e.Key)) {
+		if e.pins == 0 && e.ready.Load() && (keep == nil || !keep(e.Key)) {
 			return e
 		}
 	}
@@ -267,7 +268,7 @@ func (c *Cache) Fill(e *Entry, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err == nil {
-		e.ready = true
+		e.ready.Store(true)
 		return
 	}
 	if e.elem != nil {
