@@ -14,6 +14,7 @@ import (
 	"github.com/memvanta/memvanta/core/model"
 	"github.com/memvanta/memvanta/kernels"
 	mvrt "github.com/memvanta/memvanta/native/runtime"
+	"github.com/memvanta/memvanta/wasmhost"
 )
 
 // modelFlags are the flags generate and bench share: which model, how it is
@@ -26,6 +27,7 @@ type modelFlags struct {
 	kv        string
 	mem       string
 	memBudget string
+	verify    bool
 }
 
 func (mf *modelFlags) register(fs *flag.FlagSet, defaultCtx int) {
@@ -36,6 +38,7 @@ func (mf *modelFlags) register(fs *flag.FlagSet, defaultCtx int) {
 	fs.StringVar(&mf.kv, "kv", "f16", "KV cache `type`: f32, f16 or q8_0")
 	fs.StringVar(&mf.mem, "mem", "resident", "weight memory `mode`: resident (map the whole file) or budget (stream within --mem-budget)")
 	fs.StringVar(&mf.memBudget, "mem-budget", "", "weight cache `size` for --mem budget, e.g. 512MiB (implies --mem budget)")
+	fs.BoolVar(&mf.verify, "verify", false, "validate the file in the wasm sandbox before mapping it natively (for untrusted files)")
 }
 
 func (mf *modelFlags) validate() error {
@@ -103,6 +106,17 @@ func openModel(ctx context.Context, mf *modelFlags) (*loaded, error) {
 	if _, err := os.Stat(mf.path); err != nil {
 		return nil, err
 	}
+	// Choose the kernel path before touching the file, so a bad
+	// MEMVANTA_KERNELS fails loudly instead of silently falling back.
+	k, err := kernels.Selected()
+	if err != nil {
+		return nil, err
+	}
+	if mf.verify {
+		if err := wasmhost.Verify(ctx, mf.path); err != nil {
+			return nil, err
+		}
+	}
 	opt := mvrt.Options{Mode: mf.mem}
 	if mf.mem == "budget" {
 		b, err := mvrt.ParseSize(mf.memBudget)
@@ -123,7 +137,7 @@ func openModel(ctx context.Context, mf *modelFlags) (*loaded, error) {
 	}
 	kvt, _ := parseKV(mf.kv)
 	l.m, err = model.New(l.cfg, rt.Weights(), model.Options{
-		Threads: mf.threads, Batch: mf.batch, Ctx: mf.ctx, KVType: kvt, Kernels: kernels.Select(),
+		Threads: mf.threads, Batch: mf.batch, Ctx: mf.ctx, KVType: kvt, Kernels: k,
 	})
 	if err != nil {
 		l.Close()
