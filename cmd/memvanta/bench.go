@@ -160,6 +160,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"model": mf.path, "model_size_bytes": size, "threads": mf.threads, "batch": mf.batch,
 			"kernels": l.m.Kernels().Name, "kv_type": l.m.KV().Type().String(), "mem": mf.mem,
 			"repetitions": *reps, "results": results, "peak_rss_bytes": rss,
+			"telemetry": l.rt.Stats(),
 		})
 		return 0
 	}
@@ -170,6 +171,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			l.m.Kernels().Name, mf.threads, r.Test, fmt.Sprintf("%.2f ± %.2f", r.Mean, r.Stdev))
 	}
 	fmt.Fprintf(stdout, "peak RSS %.1f MiB (mem %s, kv %s)\n", mib(rss), mf.mem, l.m.KV().Type())
+	st := l.rt.Stats()
+	fmt.Fprintf(stdout, "weights: %.1f GiB touched, %.1f GiB moved, cache %d hits / %d misses / %d evictions, %d stalls (%.2f s), %d late, look-ahead %d; faults %d minor / %d major\n",
+		float64(st.BytesTouched)/(1<<30), float64(st.BytesMoved)/(1<<30), st.CacheHits, st.CacheMisses, st.Evictions,
+		st.Stalls, st.StallTime.Seconds(), st.LateArrivals, st.Depth, st.MinorFaults, st.MajorFaults)
 	return 0
 }
 
