@@ -1,3 +1,5 @@
+//go:build amd64 || arm64
+
 package kernels
 
 import (
@@ -9,9 +11,9 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
-// This file is duplicated as simd_amd64_test.go (the two build for different
-// GOARCH only); it checks every SIMD path of this architecture against the
-// scalar reference on seeded random rows.
+// These tests check every SIMD path of this architecture against the scalar
+// reference on seeded random rows; architectures without SIMD have nothing to
+// compare.
 
 // simdTypes are the executed weight types.
 var simdTypes = []ggml.Type{
