@@ -22,12 +22,26 @@ import "github.com/memvanta/memvanta/core/ggml"
 // len(w) and len(a) are exactly the row sizes for n elements.
 type DotFunc func(n int, w, a []byte) float32
 
+// Dot4Func computes y[j] = w·a_j for one weight row w and the four
+// activation rows a_j = a[j*stride : j*stride+rowsize], j < 4, unpacking each
+// weight block once for all four (prefill reuses a weight row across the
+// batch, and unpacking dominated). Each y[j] is bit-identical to the same
+// path's DotFunc on (w, a_j): same per-block integer sums and the same float
+// operations in the same order, so MatMul results do not depend on whether
+// it was used.
+type Dot4Func func(n int, w, a []byte, stride int, y *[4]float32)
+
 // Impl is one dispatch path: a name and a dot product per weight type.
 // Types without a SIMD routine fall back to the scalar one, so every Impl
 // answers for every executed type.
 type Impl struct {
 	Name string // "scalar", "avx2", "avx512", "neon"
 	dot  [64]DotFunc
+	// dot4 optionally adds a four-activation-row routine per type (nil: MatMul
+	// calls dot once per activation row). An entry is only valid together
+	// with the dot entry it was written against, so arch files that replace
+	// dot[t] also reset dot4[t].
+	dot4 [64]Dot4Func
 	// deq optionally overrides dequantization per type (nil: the portable
 	// routine). Every override must be bit-exact with the portable one; the
 	// differential test checks that for every Available path.
@@ -40,6 +54,15 @@ func (k *Impl) Dot(t ggml.Type) DotFunc {
 		return nil
 	}
 	return k.dot[t]
+}
+
+// Dot4 returns the four-row routine for weight type t, or nil if this path
+// has none (callers then use Dot per row).
+func (k *Impl) Dot4(t ggml.Type) Dot4Func {
+	if int(t) >= len(k.dot4) {
+		return nil
+	}
+	return k.dot4[t]
 }
 
 // Dequantize is the package Dequantize through this path's override, if any.

@@ -11,6 +11,10 @@ import (
 // assembly never divides. w and a point at the first byte of each row.
 type asmDot func(nb int, w, a *byte) float32
 
+// asmDot4 is the four-activation-row convention: rows at a, a+stride,
+// a+2*stride, a+3*stride; results to y[0..3].
+type asmDot4 func(nb int, w, a *byte, stride int, y *[4]float32)
+
 // archImpls returns the SIMD dispatch paths this CPU supports, best first,
 // each built from the scalar table with its SIMD routines swapped in. AVX2
 // needs FMA3 and F16C too (every AVX2 CPU we target has them, but the check
@@ -22,9 +26,12 @@ func archImpls(scalar *Impl) []*Impl {
 		return nil
 	}
 	avx2 := deriveImpl(scalar, "avx2", avx2Dots)
+	setDot4s(avx2, avx2Dot4s)
 	out := []*Impl{avx2}
 	if c.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL, cpuid.AVX512VNNI) {
-		out = append([]*Impl{deriveImpl(avx2, "avx512", avx512Dots)}, out...)
+		avx512 := deriveImpl(avx2, "avx512", avx512Dots)
+		setDot4s(avx512, avx512Dot4s)
+		out = append([]*Impl{avx512}, out...)
 	}
 	return out
 }
@@ -44,6 +51,18 @@ var avx2Dots = []archDot{
 	{ggml.F32, dotF32AVX2},
 	{ggml.F16, dotF16AVX2},
 	{ggml.BF16, dotBF16AVX2},
+}
+
+// avx2Dot4s and avx512Dot4s are the four-activation-row routines (prefill);
+// each is bit-identical to its path's one-row routine for the same type.
+var avx2Dot4s = []archDot4{
+	{ggml.Q4_0, dot4Q4_0Q8_0AVX2},
+	{ggml.Q8_0, dot4Q8_0Q8_0AVX2},
+}
+
+var avx512Dot4s = []archDot4{
+	{ggml.Q4_0, dot4Q4_0Q8_0AVX512},
+	{ggml.Q8_0, dot4Q8_0Q8_0AVX512},
 }
 
 // avx512Dots lists the routines where AVX-512 beat AVX2 on Zen 5 in
@@ -147,3 +166,15 @@ func dotQ5_1Q8_1AVX512(nb int, w, a *byte) float32
 
 //go:noescape
 func dotBF16AVX512(n int, w, a *byte) float32
+
+//go:noescape
+func dot4Q4_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q8_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q4_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q8_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)

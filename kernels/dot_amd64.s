@@ -1795,3 +1795,421 @@ rsdone:
 	VZEROUPPER
 	MOVQ AX, ret+16(FP)
 	RET
+
+// ---- Four activation rows per weight row (prefill). Each weight block is
+// unpacked once and dotted with the four activation rows at DI, R10, R11,
+// R12 (a + j*stride). Per output, every integer lane and every float
+// operation (operands in the same positions, so even NaN payloads agree)
+// is the one-row routine's, so y[j] equals that routine on row j bit for
+// bit. The integer sums are rearranged exactly: with q the signed weight
+// value, Σq·a = VPDPBUSD(a^0x80, q) - VPDPBUSD(0x80, q), and the second
+// term depends on the weight only, so it is computed once per block.
+
+// permK4: entry j (64 bytes) = dword 2j ×8 then 2j+1 ×8: spreads row j's two
+// block scale products (lanes 2j, 2j+1 of SCALES4's Y1) over a ZMM pair.
+DATA permK4<>+0(SB)/8, $0x0000000000000000
+DATA permK4<>+8(SB)/8, $0x0000000000000000
+DATA permK4<>+16(SB)/8, $0x0000000000000000
+DATA permK4<>+24(SB)/8, $0x0000000000000000
+DATA permK4<>+32(SB)/8, $0x0000000100000001
+DATA permK4<>+40(SB)/8, $0x0000000100000001
+DATA permK4<>+48(SB)/8, $0x0000000100000001
+DATA permK4<>+56(SB)/8, $0x0000000100000001
+DATA permK4<>+64(SB)/8, $0x0000000200000002
+DATA permK4<>+72(SB)/8, $0x0000000200000002
+DATA permK4<>+80(SB)/8, $0x0000000200000002
+DATA permK4<>+88(SB)/8, $0x0000000200000002
+DATA permK4<>+96(SB)/8, $0x0000000300000003
+DATA permK4<>+104(SB)/8, $0x0000000300000003
+DATA permK4<>+112(SB)/8, $0x0000000300000003
+DATA permK4<>+120(SB)/8, $0x0000000300000003
+DATA permK4<>+128(SB)/8, $0x0000000400000004
+DATA permK4<>+136(SB)/8, $0x0000000400000004
+DATA permK4<>+144(SB)/8, $0x0000000400000004
+DATA permK4<>+152(SB)/8, $0x0000000400000004
+DATA permK4<>+160(SB)/8, $0x0000000500000005
+DATA permK4<>+168(SB)/8, $0x0000000500000005
+DATA permK4<>+176(SB)/8, $0x0000000500000005
+DATA permK4<>+184(SB)/8, $0x0000000500000005
+DATA permK4<>+192(SB)/8, $0x0000000600000006
+DATA permK4<>+200(SB)/8, $0x0000000600000006
+DATA permK4<>+208(SB)/8, $0x0000000600000006
+DATA permK4<>+216(SB)/8, $0x0000000600000006
+DATA permK4<>+224(SB)/8, $0x0000000700000007
+DATA permK4<>+232(SB)/8, $0x0000000700000007
+DATA permK4<>+240(SB)/8, $0x0000000700000007
+DATA permK4<>+248(SB)/8, $0x0000000700000007
+GLOBL permK4<>(SB), RODATA|NOPTR, $256
+
+DATA c0f32<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA c0f32<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA c0f32<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA c0f32<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL c0f32<>(SB), RODATA|NOPTR, $32
+DATA c0832<>+0(SB)/8, $0x0808080808080808
+DATA c0832<>+8(SB)/8, $0x0808080808080808
+DATA c0832<>+16(SB)/8, $0x0808080808080808
+DATA c0832<>+24(SB)/8, $0x0808080808080808
+GLOBL c0832<>(SB), RODATA|NOPTR, $32
+
+// Load the arguments of a four-row routine: CX blocks, SI weights, DI/R10/
+// R11/R12 the activation rows, R9 the output.
+#define ARGS4 \
+	MOVQ nb+0(FP), CX; \
+	MOVQ w+8(FP), SI; \
+	MOVQ a+16(FP), DI; \
+	MOVQ stride+24(FP), R8; \
+	MOVQ y+32(FP), R9; \
+	LEAQ (DI)(R8*1), R10; \
+	LEAQ (DI)(R8*2), R11; \
+	LEAQ (R10)(R8*2), R12
+
+#define ADV4(n) \
+	ADDQ $n, DI; \
+	ADDQ $n, R10; \
+	ADDQ $n, R11; \
+	ADDQ $n, R12
+
+// Y1 = [d_w0·d_a0(row j), d_w1·d_a1(row j)] for j = 0..3 in lanes 2j, 2j+1:
+// weight scales at wo0, wo1 (SI), activation scales at ao, ao+34 of each row.
+// Each product is the one-row DPROD2's w·a with w as the first operand.
+#define SCALES4(wo0, wo1, ao) \
+	MOVWLZX wo0(SI), AX; \
+	MOVWLZX wo1(SI), BX; \
+	SHLL $16, BX; \
+	ORL BX, AX; \
+	VMOVD AX, X7; \
+	VPBROADCASTD X7, X7; \
+	VCVTPH2PS X7, Y7; \
+	MOVWLZX ao(DI), AX; \
+	MOVWLZX ao+34(DI), BX; \
+	SHLL $16, BX; \
+	ORL BX, AX; \
+	MOVWLZX ao(R10), DX; \
+	MOVWLZX ao+34(R10), BX; \
+	SHLL $16, BX; \
+	ORL BX, DX; \
+	SHLQ $32, DX; \
+	ORQ DX, AX; \
+	MOVWLZX ao(R11), DX; \
+	MOVWLZX ao+34(R11), BX; \
+	SHLL $16, BX; \
+	ORL BX, DX; \
+	MOVWLZX ao(R12), R13; \
+	MOVWLZX ao+34(R12), BX; \
+	SHLL $16, BX; \
+	ORL BX, R13; \
+	SHLQ $32, R13; \
+	ORQ R13, DX; \
+	VMOVQ AX, X1; \
+	VPINSRQ $1, DX, X1, X1; \
+	VCVTPH2PS X1, Y1; \
+	VMULPS Y1, Y7, Y1
+
+// One activation row r against the weight pair in Z2 (signed), Z9 = the
+// weight-only correction, Z12 = 0x80 bytes: acc += scale · float(Σ).
+#define ROWZ(ao, r, perm, acc) \
+	VPERMPS Z1, perm, Z10; \
+	VMOVDQU ao+2(r), Y3; \
+	VINSERTI64X4 $1, ao+36(r), Z3, Z3; \
+	VPXORD Z12, Z3, Z3; \
+	VMOVDQA64 Z9, Z4; \
+	VPDPBUSD Z2, Z3, Z4; \
+	VCVTDQ2PS Z4, Z4; \
+	VFMADD231PS Z4, Z10, acc
+
+// Z9 = -VPDPBUSD(0x80, Z2): the weight-only term.
+#define CORRZ \
+	VPXORD Z8, Z8, Z8; \
+	VPDPBUSD Z2, Z12, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPSUBD Z8, Z9, Z9
+
+#define ROWS4Z(ao, a0, a1, a2, a3) \
+	ROWZ(ao, DI, Z25, a0); \
+	ROWZ(ao, R10, Z26, a1); \
+	ROWZ(ao, R11, Z27, a2); \
+	ROWZ(ao, R12, Z28, a3)
+
+// Two Q4_0 blocks as Q4_0_PAIR lays them out, as signed q-8.
+#define Q4_0_PAIR4(wo, ao, a0, a1, a2, a3) \
+	SCALES4(wo, wo+18, ao); \
+	VMOVDQU wo+2(SI), X2; \
+	VINSERTI128 $1, wo+20(SI), Y2, Y2; \
+	VPSRLW $4, Y2, Y3; \
+	VINSERTI64X4 $1, Y3, Z2, Z2; \
+	VPANDD Z15, Z2, Z2; \
+	VSHUFI64X2 $0xD8, Z2, Z2, Z2; \
+	VPSUBB Z13, Z2, Z2; \
+	CORRZ; \
+	ROWS4Z(ao, a0, a1, a2, a3)
+
+#define Q8_0_PAIR4(wo, ao, a0, a1, a2, a3) \
+	SCALES4(wo, wo+34, ao); \
+	VMOVDQU wo+2(SI), Y2; \
+	VINSERTI64X4 $1, wo+36(SI), Z2, Z2; \
+	CORRZ; \
+	ROWS4Z(ao, a0, a1, a2, a3)
+
+#define LOADPERMK4 \
+	VMOVDQU64 permK4<>+0(SB), Z25; \
+	VMOVDQU64 permK4<>+64(SB), Z26; \
+	VMOVDQU64 permK4<>+128(SB), Z27; \
+	VMOVDQU64 permK4<>+192(SB), Z28
+
+#define ZERO8Z \
+	VPXORD Z17, Z17, Z17; \
+	VPXORD Z18, Z18, Z18; \
+	VPXORD Z19, Z19, Z19; \
+	VPXORD Z20, Z20, Z20; \
+	VPXORD Z21, Z21, Z21; \
+	VPXORD Z22, Z22, Z22; \
+	VPXORD Z23, Z23, Z23; \
+	VPXORD Z24, Z24, Z24
+
+#define MERGE8Z \
+	VADDPS Z18, Z17, Z17; \
+	VADDPS Z20, Z19, Z19; \
+	VADDPS Z22, Z21, Z21; \
+	VADDPS Z24, Z23, Z23
+
+// Row r's end of the one-row routine: fold its accumulator, optional
+// single-block tail (blk, with DI = row r), horizontal sum, store at off(R9).
+#define FINZ(acc, r, blk, off) \
+	VMOVAPS acc, Z0; \
+	FOLDZ0; \
+	MOVQ r, DI; \
+	blk; \
+	HSUMPS(Y0, X0, X1); \
+	MOVSS X0, off(R9)
+
+#define NOBLK
+
+// func dot4Q4_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4Q4_0Q8_0AVX512(SB), NOSPLIT, $0-40
+	ARGS4
+	VPBROADCASTD c0f<>(SB), Z15
+	VPBROADCASTD cw1<>(SB), Y14
+	VPBROADCASTD c08<>(SB), Z13
+	VPBROADCASTD c80<>(SB), Z12
+	LOADPERMK4
+	ZERO8Z
+k40loop4:
+	CMPQ CX, $4
+	JLT k40loop2
+	Q4_0_PAIR4(0, 0, Z17, Z19, Z21, Z23)
+	Q4_0_PAIR4(36, 68, Z18, Z20, Z22, Z24)
+	ADDQ $72, SI
+	ADV4(136)
+	SUBQ $4, CX
+	JMP k40loop4
+k40loop2:
+	MERGE8Z
+	CMPQ CX, $2
+	JLT k40tail
+	Q4_0_PAIR4(0, 0, Z17, Z19, Z21, Z23)
+	ADDQ $36, SI
+	ADV4(68)
+	SUBQ $2, CX
+k40tail:
+	TESTQ CX, CX
+	JZ k40notail
+	FINZ(Z17, DI, Q4_0_BLK(0, 0, Y0), 0)
+	FINZ(Z19, R10, Q4_0_BLK(0, 0, Y0), 4)
+	FINZ(Z21, R11, Q4_0_BLK(0, 0, Y0), 8)
+	FINZ(Z23, R12, Q4_0_BLK(0, 0, Y0), 12)
+	VZEROUPPER
+	RET
+k40notail:
+	FINZ(Z17, DI, NOBLK, 0)
+	FINZ(Z19, R10, NOBLK, 4)
+	FINZ(Z21, R11, NOBLK, 8)
+	FINZ(Z23, R12, NOBLK, 12)
+	VZEROUPPER
+	RET
+
+// func dot4Q8_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4Q8_0Q8_0AVX512(SB), NOSPLIT, $0-40
+	ARGS4
+	VPBROADCASTD c80<>(SB), Z12
+	LOADPERMK4
+	ZERO8Z
+k80loop4:
+	CMPQ CX, $4
+	JLT k80loop2
+	Q8_0_PAIR4(0, 0, Z17, Z19, Z21, Z23)
+	Q8_0_PAIR4(68, 68, Z18, Z20, Z22, Z24)
+	ADDQ $136, SI
+	ADV4(136)
+	SUBQ $4, CX
+	JMP k80loop4
+k80loop2:
+	MERGE8Z
+	CMPQ CX, $2
+	JLT k80tail
+	Q8_0_PAIR4(0, 0, Z17, Z19, Z21, Z23)
+	ADDQ $68, SI
+	ADV4(68)
+	SUBQ $2, CX
+k80tail:
+	TESTQ CX, CX
+	JZ k80notail
+	FINZ(Z17, DI, Q8_0_BLK(0, 0, Y0), 0)
+	FINZ(Z19, R10, Q8_0_BLK(0, 0, Y0), 4)
+	FINZ(Z21, R11, Q8_0_BLK(0, 0, Y0), 8)
+	FINZ(Z23, R12, Q8_0_BLK(0, 0, Y0), 12)
+	VZEROUPPER
+	RET
+k80notail:
+	FINZ(Z17, DI, NOBLK, 0)
+	FINZ(Z19, R10, NOBLK, 4)
+	FINZ(Z21, R11, NOBLK, 8)
+	FINZ(Z23, R12, NOBLK, 12)
+	VZEROUPPER
+	RET
+
+// AVX2 four-row routines: one block per step as the one-row routines do
+// (even blocks into the first accumulator of each row, odd into the
+// second). Accumulators Y8..Y11 (even) and Y12..Y15 (odd) for rows 0..3.
+
+// X1 = [d_w·d_a(row j)] for j = 0..3: weight scale at wo(SI), activation
+// scales at ao of each row; w is the first operand, as in DPROD.
+#define SCALES4X(wo, ao) \
+	MOVWLZX wo(SI), AX; \
+	VMOVD AX, X0; \
+	VCVTPH2PS X0, X0; \
+	VBROADCASTSS X0, X0; \
+	MOVWLZX ao(DI), AX; \
+	MOVWLZX ao(R10), BX; \
+	SHLL $16, BX; \
+	ORL BX, AX; \
+	MOVWLZX ao(R11), DX; \
+	MOVWLZX ao(R12), BX; \
+	SHLL $16, BX; \
+	ORL BX, DX; \
+	SHLQ $32, DX; \
+	ORQ DX, AX; \
+	VMOVQ AX, X1; \
+	VCVTPH2PS X1, X1; \
+	VMULPS X1, X0, X1
+
+// Y0 = broadcast(lane sel of X1).
+#define SCALEROW(sel) \
+	VPERMILPS sel, X1, X0; \
+	VBROADCASTSS X0, Y0
+
+// Q4_0 row r: Y2 = signed q-8 (lo nibbles then hi), Y3 = -128·Σ(q-8) per
+// dword, Y7 = 0x80 bytes, Y6 = 1 words. (a^0x80)·(q-8) pair sums fit int16.
+#define ROWQ4X(ao, r, sel, acc) \
+	SCALEROW(sel); \
+	VPXOR ao+2(r), Y7, Y4; \
+	VPMADDUBSW Y2, Y4, Y4; \
+	VPMADDWD Y6, Y4, Y4; \
+	VPADDD Y3, Y4, Y4; \
+	VCVTDQ2PS Y4, Y4; \
+	VFMADD231PS Y4, Y0, acc
+
+#define Q4_0_BLK4X(wo, ao, a0, a1, a2, a3) \
+	SCALES4X(wo, ao); \
+	VMOVDQU wo+2(SI), X2; \
+	VPSRLW $4, X2, X3; \
+	VINSERTI128 $1, X3, Y2, Y2; \
+	VPAND c0f32<>(SB), Y2, Y2; \
+	VPSUBB c0832<>(SB), Y2, Y2; \
+	VPMADDUBSW Y2, Y7, Y3; \
+	VPMADDWD Y6, Y3, Y3; \
+	VPXOR Y4, Y4, Y4; \
+	VPSUBD Y3, Y4, Y3; \
+	ROWQ4X(ao, DI, $0x00, a0); \
+	ROWQ4X(ao, R10, $0x01, a1); \
+	ROWQ4X(ao, R11, $0x02, a2); \
+	ROWQ4X(ao, R12, $0x03, a3)
+
+// Q8_0 row r: the weight block sign-extended once in Y2 (bytes 0..15) and
+// Y3 (16..31), lanes grouped as in Q8_0_BLK.
+#define ROWQ8X(ao, r, sel, acc) \
+	SCALEROW(sel); \
+	VPMOVSXBW ao+2(r), Y4; \
+	VPMADDWD Y4, Y2, Y4; \
+	VPMOVSXBW ao+18(r), Y5; \
+	VPMADDWD Y5, Y3, Y5; \
+	VPADDD Y5, Y4, Y4; \
+	VCVTDQ2PS Y4, Y4; \
+	VFMADD231PS Y4, Y0, acc
+
+#define Q8_0_BLK4X(wo, ao, a0, a1, a2, a3) \
+	SCALES4X(wo, ao); \
+	VPMOVSXBW wo+2(SI), Y2; \
+	VPMOVSXBW wo+18(SI), Y3; \
+	ROWQ8X(ao, DI, $0x00, a0); \
+	ROWQ8X(ao, R10, $0x01, a1); \
+	ROWQ8X(ao, R11, $0x02, a2); \
+	ROWQ8X(ao, R12, $0x03, a3)
+
+#define ZERO8Y \
+	VXORPS Y8, Y8, Y8; \
+	VXORPS Y9, Y9, Y9; \
+	VXORPS Y10, Y10, Y10; \
+	VXORPS Y11, Y11, Y11; \
+	VXORPS Y12, Y12, Y12; \
+	VXORPS Y13, Y13, Y13; \
+	VXORPS Y14, Y14, Y14; \
+	VXORPS Y15, Y15, Y15
+
+// Row end as in the one-row routine: Y0 = even + odd, horizontal sum, store.
+#define FINX(e, o, off) \
+	VADDPS o, e, Y0; \
+	HSUMPS(Y0, X0, X1); \
+	MOVSS X0, off(R9)
+
+#define FIN4X \
+	FINX(Y8, Y12, 0); \
+	FINX(Y9, Y13, 4); \
+	FINX(Y10, Y14, 8); \
+	FINX(Y11, Y15, 12)
+
+// func dot4Q4_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4Q4_0Q8_0AVX2(SB), NOSPLIT, $0-40
+	ARGS4
+	VPBROADCASTD cw1<>(SB), Y6
+	VPBROADCASTD c80<>(SB), Y7
+	ZERO8Y
+j40loop:
+	CMPQ CX, $2
+	JLT j40tail
+	Q4_0_BLK4X(0, 0, Y8, Y9, Y10, Y11)
+	Q4_0_BLK4X(18, 34, Y12, Y13, Y14, Y15)
+	ADDQ $36, SI
+	ADV4(68)
+	SUBQ $2, CX
+	JMP j40loop
+j40tail:
+	TESTQ CX, CX
+	JZ j40done
+	Q4_0_BLK4X(0, 0, Y8, Y9, Y10, Y11)
+j40done:
+	FIN4X
+	VZEROUPPER
+	RET
+
+// func dot4Q8_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4Q8_0Q8_0AVX2(SB), NOSPLIT, $0-40
+	ARGS4
+	ZERO8Y
+j80loop:
+	CMPQ CX, $2
+	JLT j80tail
+	Q8_0_BLK4X(0, 0, Y8, Y9, Y10, Y11)
+	Q8_0_BLK4X(34, 34, Y12, Y13, Y14, Y15)
+	ADDQ $68, SI
+	ADV4(68)
+	SUBQ $2, CX
+	JMP j80loop
+j80tail:
+	TESTQ CX, CX
+	JZ j80done
+	Q8_0_BLK4X(0, 0, Y8, Y9, Y10, Y11)
+j80done:
+	FIN4X
+	VZEROUPPER
+	RET

@@ -1,6 +1,10 @@
 package kernels
 
-import "github.com/memvanta/memvanta/core/ggml"
+import (
+	"fmt"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
 
 // archDot pairs a weight type with its assembly routine.
 type archDot struct {
@@ -14,8 +18,46 @@ func deriveImpl(base *Impl, name string, dots []archDot) *Impl {
 	k := base.clone(name)
 	for _, d := range dots {
 		k.setDot(d.t, wrapAsm(d.t, d.f))
+		k.dot4[d.t] = nil // base's four-row routine matches base's dot, not this one
 	}
 	return k
+}
+
+// archDot4 pairs a weight type with its four-activation-row routine, which
+// must be bit-identical to the same path's one-row routine.
+type archDot4 struct {
+	t ggml.Type
+	f asmDot4
+}
+
+// setDot4s installs four-row routines on k (after deriveImpl).
+func setDot4s(k *Impl, dots []archDot4) {
+	for _, d := range dots {
+		k.dot4[d.t] = wrapAsm4(d.t, d.f)
+	}
+}
+
+// wrapAsm4 adapts a four-row assembly routine to Dot4Func, with the same
+// bounds discipline as wrapAsm: the last byte of w and of the fourth
+// activation row are touched in Go, and a stride shorter than a row (rows
+// overlapping or running backwards) is a caller bug that panics here.
+func wrapAsm4(t ggml.Type, f asmDot4) Dot4Func {
+	bs := t.BlockSize()
+	ws := t.TypeSize()
+	as := ActType(t).TypeSize()
+	return func(n int, w, a []byte, stride int, y *[4]float32) {
+		nb := n / bs
+		if nb <= 0 {
+			*y = [4]float32{}
+			return
+		}
+		if stride < nb*as {
+			panic(fmt.Sprintf("kernels: dot4 %s: stride %d shorter than the %d-byte activation row", t, stride, nb*as))
+		}
+		_ = w[nb*ws-1]
+		_ = a[3*stride+nb*as-1]
+		f(nb, &w[0], &a[0], stride, y)
+	}
 }
 
 // wrapAsm adapts an assembly routine to DotFunc. It converts n to blocks and
