@@ -31,6 +31,14 @@ type DotFunc func(n int, w, a []byte) float32
 // it was used.
 type Dot4Func func(n int, w, a []byte, stride int, y *[4]float32)
 
+// DotRows4Func computes y[j] = w_j·a for the four weight rows w_j =
+// w[j*stride : j*stride+rowsize], j < 4, and one activation row a, loading
+// and converting each activation block once for all four (generation is one
+// MatVec per weight matrix and was compute-bound in the one-row dot). Each
+// y[j] is bit-identical to the same path's DotFunc on (w_j, a), so MatVec
+// results do not depend on whether it was used.
+type DotRows4Func func(n int, w, a []byte, stride int, y *[4]float32)
+
 // Impl is one dispatch path: a name and a dot product per weight type.
 // Types without a SIMD routine fall back to the scalar one, so every Impl
 // answers for every executed type.
@@ -42,6 +50,10 @@ type Impl struct {
 	// with the dot entry it was written against, so arch files that replace
 	// dot[t] also reset dot4[t].
 	dot4 [64]Dot4Func
+	// dotRows4 optionally adds a four-weight-row routine per type (nil:
+	// MatVec calls dot once per weight row); like dot4 it is only valid
+	// together with the dot entry it was written against.
+	dotRows4 [64]DotRows4Func
 	// deq optionally overrides dequantization per type (nil: the portable
 	// routine). Every override must be bit-exact with the portable one; the
 	// differential test checks that for every Available path.
@@ -63,6 +75,15 @@ func (k *Impl) Dot4(t ggml.Type) Dot4Func {
 		return nil
 	}
 	return k.dot4[t]
+}
+
+// DotRows4 returns the four-weight-row routine for weight type t, or nil if
+// this path has none (callers then use Dot per row).
+func (k *Impl) DotRows4(t ggml.Type) DotRows4Func {
+	if int(t) >= len(k.dotRows4) {
+		return nil
+	}
+	return k.dotRows4[t]
 }
 
 // Dequantize is the package Dequantize through this path's override, if any.

@@ -31,6 +31,7 @@ func archImpls(scalar *Impl) []*Impl {
 	if c.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL, cpuid.AVX512VNNI) {
 		avx512 := deriveImpl(avx2, "avx512", avx512Dots)
 		setDot4s(avx512, avx512Dot4s)
+		setDotRows4s(avx512, avx512Rows4s)
 		out = append([]*Impl{avx512}, out...)
 	}
 	return out
@@ -63,6 +64,14 @@ var avx2Dot4s = []archDot4{
 var avx512Dot4s = []archDot4{
 	{ggml.Q4_0, dot4Q4_0Q8_0AVX512},
 	{ggml.Q8_0, dot4Q8_0Q8_0AVX512},
+}
+
+// avx512Rows4s are the four-weight-row routines (generation's MatVec), in
+// the asmDot4 convention with the stride stepping through the weight rows;
+// each is bit-identical to its path's one-row routine.
+var avx512Rows4s = []archDot4{
+	{ggml.Q4_0, dotRows4Q4_0Q8_0AVX512},
+	{ggml.Q8_0, dotRows4Q8_0Q8_0AVX512},
 }
 
 // avx512Dots lists the routines where AVX-512 beat AVX2 on Zen 5 in
@@ -178,3 +187,9 @@ func dot4Q4_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
 
 //go:noescape
 func dot4Q8_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q4_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q8_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)

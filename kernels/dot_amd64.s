@@ -2213,3 +2213,227 @@ j80done:
 	FIN4X
 	VZEROUPPER
 	RET
+
+// ---- Four weight rows per activation row (generation). Each activation
+// block pair, its scales and its weight-independent integer correction are
+// loaded once and used for the weight rows at SI, R10, R11, R12 (w +
+// j*stride). As with the four-activation-row routines, every output's
+// integer lanes and float operations (operands in the same positions) are
+// the one-row routine's, so y[j] equals it on row j bit for bit. Exact
+// integer rearrangements: Q4_0 keeps Σq·a - Σ8·a with the second term now
+// shared; Q8_0 uses Σw·a = VPDPBUSD(w^0x80, a) - VPDPBUSD(0x80, a), the
+// second term depending on the activation only.
+
+// Load the arguments of a four-weight-row routine: CX blocks, DI the
+// activation row, SI/R10/R11/R12 the weight rows, R9 the output.
+#define ARGSR4 \
+	MOVQ nb+0(FP), CX; \
+	MOVQ w+8(FP), SI; \
+	MOVQ a+16(FP), DI; \
+	MOVQ stride+24(FP), R8; \
+	MOVQ y+32(FP), R9; \
+	LEAQ (SI)(R8*1), R10; \
+	LEAQ (SI)(R8*2), R11; \
+	LEAQ (R10)(R8*2), R12
+
+// Prefetch the next group of four weight rows (w + 4*stride) at the same
+// position: four short interleaved streams train the hardware prefetcher
+// poorly (without this the routine lost to the one-row dot on cold
+// matrices), whereas MatVec's next group is almost always the next rows.
+// A prefetch past the matrix end cannot fault.
+#define PFN4(off) \
+	PREFETCHT0 off(SI)(R8*4); \
+	PREFETCHT0 off(R10)(R8*4); \
+	PREFETCHT0 off(R11)(R8*4); \
+	PREFETCHT0 off(R12)(R8*4)
+
+#define ADVW4(n) \
+	ADDQ $n, SI; \
+	ADDQ $n, R10; \
+	ADDQ $n, R11; \
+	ADDQ $n, R12
+
+// Y1 = [d_w0(row j)·d_a0, d_w1(row j)·d_a1] for j = 0..3 in lanes 2j, 2j+1:
+// weight scales at wo0, wo1 of each row, activation scales at ao, ao1 (DI).
+// w is the first operand, as in DPROD2.
+#define SCALESR4(wo0, wo1, ao, ao1) \
+	MOVWLZX ao(DI), AX; \
+	MOVWLZX ao1(DI), BX; \
+	SHLL $16, BX; \
+	ORL BX, AX; \
+	VMOVD AX, X8; \
+	VPBROADCASTD X8, X8; \
+	VCVTPH2PS X8, Y8; \
+	MOVWLZX wo0(SI), AX; \
+	MOVWLZX wo1(SI), BX; \
+	SHLL $16, BX; \
+	ORL BX, AX; \
+	MOVWLZX wo0(R10), DX; \
+	MOVWLZX wo1(R10), BX; \
+	SHLL $16, BX; \
+	ORL BX, DX; \
+	SHLQ $32, DX; \
+	ORQ DX, AX; \
+	MOVWLZX wo0(R11), DX; \
+	MOVWLZX wo1(R11), BX; \
+	SHLL $16, BX; \
+	ORL BX, DX; \
+	MOVWLZX wo0(R12), R13; \
+	MOVWLZX wo1(R12), BX; \
+	SHLL $16, BX; \
+	ORL BX, R13; \
+	SHLQ $32, R13; \
+	ORQ R13, DX; \
+	VMOVQ AX, X7; \
+	VPINSRQ $1, DX, X7, X7; \
+	VCVTPH2PS X7, Y7; \
+	VMULPS Y8, Y7, Y1
+
+// Q4_0 weight row r's block pair as Q4_0_PAIR lays it out (unsigned
+// nibbles) against the shared activations Z3, Z9 = -VPDPBUSD(8, a).
+#define ROWQ4Z(wo, r, perm, acc) \
+	VPERMPS Z1, perm, Z10; \
+	VMOVDQU wo+2(r), X2; \
+	VINSERTI128 $1, wo+20(r), Y2, Y2; \
+	VPSRLW $4, Y2, Y4; \
+	VINSERTI64X4 $1, Y4, Z2, Z2; \
+	VPANDD Z15, Z2, Z2; \
+	VSHUFI64X2 $0xD8, Z2, Z2, Z2; \
+	VMOVDQA64 Z9, Z4; \
+	VPDPBUSD Z3, Z2, Z4; \
+	VCVTDQ2PS Z4, Z4; \
+	VFMADD231PS Z4, Z10, acc
+
+// Z3 = the activation block pair at ao+2, ao+36; Z9 = -VPDPBUSD(u, Z3).
+#define ACTPAIRZ(ao, u) \
+	VMOVDQU ao+2(DI), Y3; \
+	VINSERTI64X4 $1, ao+36(DI), Z3, Z3; \
+	VPXORD Z8, Z8, Z8; \
+	VPDPBUSD Z3, u, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPSUBD Z8, Z9, Z9
+
+#define Q4_0_PAIRR4(wo, ao, a0, a1, a2, a3) \
+	SCALESR4(wo, wo+18, ao, ao+34); \
+	ACTPAIRZ(ao, Z13); \
+	ROWQ4Z(wo, SI, Z25, a0); \
+	ROWQ4Z(wo, R10, Z26, a1); \
+	ROWQ4Z(wo, R11, Z27, a2); \
+	ROWQ4Z(wo, R12, Z28, a3)
+
+// Q8_0 weight row r's block pair, biased to unsigned by ^0x80 (Z12).
+#define ROWQ8Z(wo, r, perm, acc) \
+	VPERMPS Z1, perm, Z10; \
+	VMOVDQU wo+2(r), Y2; \
+	VINSERTI64X4 $1, wo+36(r), Z2, Z2; \
+	VPXORD Z12, Z2, Z2; \
+	VMOVDQA64 Z9, Z4; \
+	VPDPBUSD Z3, Z2, Z4; \
+	VCVTDQ2PS Z4, Z4; \
+	VFMADD231PS Z4, Z10, acc
+
+#define Q8_0_PAIRR4(wo, ao, a0, a1, a2, a3) \
+	SCALESR4(wo, wo+34, ao, ao+34); \
+	ACTPAIRZ(ao, Z12); \
+	ROWQ8Z(wo, SI, Z25, a0); \
+	ROWQ8Z(wo, R10, Z26, a1); \
+	ROWQ8Z(wo, R11, Z27, a2); \
+	ROWQ8Z(wo, R12, Z28, a3)
+
+// Row r's end of the one-row routine with SI = weight row r (DI stays the
+// activation row): fold, optional single-block tail, horizontal sum, store.
+// Row 0 goes first, while SI still is row 0.
+#define FINRZ(acc, r, blk, off) \
+	VMOVAPS acc, Z0; \
+	FOLDZ0; \
+	MOVQ r, SI; \
+	blk; \
+	HSUMPS(Y0, X0, X1); \
+	MOVSS X0, off(R9)
+
+// func dotRows4Q4_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q4_0Q8_0AVX512(SB), NOSPLIT, $0-40
+	ARGSR4
+	VPBROADCASTD c0f<>(SB), Z15
+	VPBROADCASTD cw1<>(SB), Y14
+	VPBROADCASTD c08<>(SB), Z13
+	LOADPERMK4
+	ZERO8Z
+r40loop4:
+	CMPQ CX, $4
+	JLT r40loop2
+	PFN4(0)
+	PFN4(64)
+	Q4_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23)
+	Q4_0_PAIRR4(36, 68, Z18, Z20, Z22, Z24)
+	ADVW4(72)
+	ADDQ $136, DI
+	SUBQ $4, CX
+	JMP r40loop4
+r40loop2:
+	MERGE8Z
+	CMPQ CX, $2
+	JLT r40tail
+	Q4_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23)
+	ADVW4(36)
+	ADDQ $68, DI
+	SUBQ $2, CX
+r40tail:
+	TESTQ CX, CX
+	JZ r40notail
+	FINRZ(Z17, SI, Q4_0_BLK(0, 0, Y0), 0)
+	FINRZ(Z19, R10, Q4_0_BLK(0, 0, Y0), 4)
+	FINRZ(Z21, R11, Q4_0_BLK(0, 0, Y0), 8)
+	FINRZ(Z23, R12, Q4_0_BLK(0, 0, Y0), 12)
+	VZEROUPPER
+	RET
+r40notail:
+	FINRZ(Z17, SI, NOBLK, 0)
+	FINRZ(Z19, R10, NOBLK, 4)
+	FINRZ(Z21, R11, NOBLK, 8)
+	FINRZ(Z23, R12, NOBLK, 12)
+	VZEROUPPER
+	RET
+
+// func dotRows4Q8_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q8_0Q8_0AVX512(SB), NOSPLIT, $0-40
+	ARGSR4
+	VPBROADCASTD c80<>(SB), Z12
+	LOADPERMK4
+	ZERO8Z
+r80loop4:
+	CMPQ CX, $4
+	JLT r80loop2
+	PFN4(0)
+	PFN4(64)
+	PFN4(128)
+	Q8_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23)
+	Q8_0_PAIRR4(68, 68, Z18, Z20, Z22, Z24)
+	ADVW4(136)
+	ADDQ $136, DI
+	SUBQ $4, CX
+	JMP r80loop4
+r80loop2:
+	MERGE8Z
+	CMPQ CX, $2
+	JLT r80tail
+	Q8_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23)
+	ADVW4(68)
+	ADDQ $68, DI
+	SUBQ $2, CX
+r80tail:
+	TESTQ CX, CX
+	JZ r80notail
+	FINRZ(Z17, SI, Q8_0_BLK(0, 0, Y0), 0)
+	FINRZ(Z19, R10, Q8_0_BLK(0, 0, Y0), 4)
+	FINRZ(Z21, R11, Q8_0_BLK(0, 0, Y0), 8)
+	FINRZ(Z23, R12, Q8_0_BLK(0, 0, Y0), 12)
+	VZEROUPPER
+	RET
+r80notail:
+	FINRZ(Z17, SI, NOBLK, 0)
+	FINRZ(Z19, R10, NOBLK, 4)
+	FINRZ(Z21, R11, NOBLK, 8)
+	FINRZ(Z23, R12, NOBLK, 12)
+	VZEROUPPER
+	RET

@@ -39,11 +39,26 @@ func grainRows(ws int) int { return max(1, chunkBytes/max(ws, 1)) }
 
 // MatVec computes y[r] = w[r]·a for rows rows of cols elements of weight
 // type t; a is one activation row already in ActType(t) (see QuantizeAct).
+// Where the path has a DotRows4Func for t, weight rows go four at a time
+// through it (each activation block converted once per four rows) and only
+// a chunk's last rows%4 use the one-row routine; results are bit-identical
+// either way.
 func (k *Impl) MatVec(p *Pool, t ggml.Type, rows, cols int, w, a []byte, y []float32) {
 	dot, ws, as := k.geometry("MatVec", t, rows, cols, len(w), len(a), 1, len(y))
 	a = a[:as]
-	p.Run(rows, grainRows(ws), func(lo, hi int) {
-		for r := lo; r < hi; r++ {
+	rows4 := k.DotRows4(t)
+	grain := grainRows(ws)
+	if rows4 != nil {
+		grain = (grain + 3) &^ 3 // whole groups of four per chunk
+	}
+	p.Run(rows, grain, func(lo, hi int) {
+		r := lo
+		if rows4 != nil {
+			for ; r+4 <= hi; r += 4 {
+				rows4(cols, w[r*ws:(r+4)*ws], a, ws, (*[4]float32)(y[r:r+4]))
+			}
+		}
+		for ; r < hi; r++ {
 			y[r] = dot(cols, w[r*ws:(r+1)*ws], a)
 		}
 	})

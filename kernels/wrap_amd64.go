@@ -19,6 +19,7 @@ func deriveImpl(base *Impl, name string, dots []archDot) *Impl {
 	for _, d := range dots {
 		k.setDot(d.t, wrapAsm(d.t, d.f))
 		k.dot4[d.t] = nil // base's four-row routine matches base's dot, not this one
+		k.dotRows4[d.t] = nil
 	}
 	return k
 }
@@ -34,6 +35,35 @@ type archDot4 struct {
 func setDot4s(k *Impl, dots []archDot4) {
 	for _, d := range dots {
 		k.dot4[d.t] = wrapAsm4(d.t, d.f)
+	}
+}
+
+// setDotRows4s installs four-weight-row routines on k (after deriveImpl).
+func setDotRows4s(k *Impl, dots []archDot4) {
+	for _, d := range dots {
+		k.dotRows4[d.t] = wrapAsmRows4(d.t, d.f)
+	}
+}
+
+// wrapAsmRows4 is wrapAsm4 for the four-weight-row routines: the stride
+// steps through w, and the last byte of the fourth weight row and of a are
+// touched in Go.
+func wrapAsmRows4(t ggml.Type, f asmDot4) DotRows4Func {
+	bs := t.BlockSize()
+	ws := t.TypeSize()
+	as := ActType(t).TypeSize()
+	return func(n int, w, a []byte, stride int, y *[4]float32) {
+		nb := n / bs
+		if nb <= 0 {
+			*y = [4]float32{}
+			return
+		}
+		if stride < nb*ws {
+			panic(fmt.Sprintf("kernels: dotRows4 %s: stride %d shorter than the %d-byte weight row", t, stride, nb*ws))
+		}
+		_ = w[3*stride+nb*ws-1]
+		_ = a[nb*as-1]
+		f(nb, &w[0], &a[0], stride, y)
 	}
 }
 

@@ -14,6 +14,8 @@ func deriveImpl(base *Impl, name string, dots []archDot) *Impl {
 	k := base.clone(name)
 	for _, d := range dots {
 		k.setDot(d.t, wrapAsm(d.t, d.f))
+		k.dot4[d.t] = nil // multi-row routines match base's dot, not this one
+		k.dotRows4[d.t] = nil
 	}
 	return k
 }

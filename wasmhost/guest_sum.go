@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "679fe95930ca3861656e542cd04e7a59fcccf87c699a8ef62066844dfa121294"
+const guestSHA256 = "5e399c12dd9f8bb1fcb7fb277a8198a9c5a11b1b6fa5e369d03ac90f86848140"
