@@ -27,6 +27,7 @@ func archImpls(scalar *Impl) []*Impl {
 	}
 	avx2 := deriveImpl(scalar, "avx2", avx2Dots)
 	setDot4s(avx2, avx2Dot4s)
+	setDotRows4s(avx2, avx2Rows4s)
 	out := []*Impl{avx2}
 	if c.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL, cpuid.AVX512VNNI) {
 		avx512 := deriveImpl(avx2, "avx512", avx512Dots)
@@ -66,9 +67,14 @@ var avx512Dot4s = []archDot4{
 	{ggml.Q8_0, dot4Q8_0Q8_0AVX512},
 }
 
-// avx512Rows4s are the four-weight-row routines (generation's MatVec), in
+// avx2Rows4s and avx512Rows4s are the four-weight-row routines (generation's MatVec), in
 // the asmDot4 convention with the stride stepping through the weight rows;
 // each is bit-identical to its path's one-row routine.
+var avx2Rows4s = []archDot4{
+	{ggml.Q4_0, dotRows4Q4_0Q8_0AVX2},
+	{ggml.Q8_0, dotRows4Q8_0Q8_0AVX2},
+}
+
 var avx512Rows4s = []archDot4{
 	{ggml.Q4_0, dotRows4Q4_0Q8_0AVX512},
 	{ggml.Q8_0, dotRows4Q8_0Q8_0AVX512},
@@ -193,3 +199,9 @@ func dotRows4Q4_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
 
 //go:noescape
 func dotRows4Q8_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q4_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q8_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)

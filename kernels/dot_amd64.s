@@ -2437,3 +2437,121 @@ r80notail:
 	FINRZ(Z23, R12, NOBLK, 12)
 	VZEROUPPER
 	RET
+
+// AVX2 four-weight-row routines: one block per step as the one-row routines
+// do (even blocks into Y8..Y11, odd into Y12..Y15 for rows 0..3), the
+// activation block and its weight-independent terms loaded once per block.
+
+// X1 = [d_w(row j)·d_a] for j = 0..3: weight scales at wo of each row,
+// activation scale at ao(DI); w is the first operand, as in DPROD.
+#define SCALESR4X(wo, ao) \
+	MOVWLZX ao(DI), AX; \
+	VMOVD AX, X0; \
+	VCVTPH2PS X0, X0; \
+	VBROADCASTSS X0, X0; \
+	MOVWLZX wo(SI), AX; \
+	MOVWLZX wo(R10), BX; \
+	SHLL $16, BX; \
+	ORL BX, AX; \
+	MOVWLZX wo(R11), DX; \
+	MOVWLZX wo(R12), BX; \
+	SHLL $16, BX; \
+	ORL BX, DX; \
+	SHLQ $32, DX; \
+	ORQ DX, AX; \
+	VMOVQ AX, X1; \
+	VCVTPH2PS X1, X1; \
+	VMULPS X0, X1, X1
+
+// Q4_0 weight row r as Q4_0_BLK computes it: Y3 = activations, Y5 =
+// VPMADDUBSW(8, a), Y6 = 1 words.
+#define ROWQ4RX(wo, r, sel, acc) \
+	SCALEROW(sel); \
+	VMOVDQU wo+2(r), X2; \
+	VPSRLW $4, X2, X4; \
+	VINSERTI128 $1, X4, Y2, Y2; \
+	VPAND c0f32<>(SB), Y2, Y2; \
+	VPMADDUBSW Y3, Y2, Y4; \
+	VPSUBW Y5, Y4, Y4; \
+	VPMADDWD Y6, Y4, Y4; \
+	VCVTDQ2PS Y4, Y4; \
+	VFMADD231PS Y4, Y0, acc
+
+#define Q4_0_BLKR4X(wo, ao, a0, a1, a2, a3) \
+	SCALESR4X(wo, ao); \
+	VMOVDQU ao+2(DI), Y3; \
+	VPMADDUBSW Y3, Y7, Y5; \
+	ROWQ4RX(wo, SI, $0x00, a0); \
+	ROWQ4RX(wo, R10, $0x01, a1); \
+	ROWQ4RX(wo, R11, $0x02, a2); \
+	ROWQ4RX(wo, R12, $0x03, a3)
+
+// Q8_0 weight row r as Q8_0_BLK computes it, the activation block
+// sign-extended once in Y3 (bytes 0..15) and Y5 (16..31).
+#define ROWQ8RX(wo, r, sel, acc) \
+	SCALEROW(sel); \
+	VPMOVSXBW wo+2(r), Y2; \
+	VPMADDWD Y3, Y2, Y2; \
+	VPMOVSXBW wo+18(r), Y4; \
+	VPMADDWD Y5, Y4, Y4; \
+	VPADDD Y4, Y2, Y2; \
+	VCVTDQ2PS Y2, Y2; \
+	VFMADD231PS Y2, Y0, acc
+
+#define Q8_0_BLKR4X(wo, ao, a0, a1, a2, a3) \
+	SCALESR4X(wo, ao); \
+	VPMOVSXBW ao+2(DI), Y3; \
+	VPMOVSXBW ao+18(DI), Y5; \
+	ROWQ8RX(wo, SI, $0x00, a0); \
+	ROWQ8RX(wo, R10, $0x01, a1); \
+	ROWQ8RX(wo, R11, $0x02, a2); \
+	ROWQ8RX(wo, R12, $0x03, a3)
+
+// func dotRows4Q4_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q4_0Q8_0AVX2(SB), NOSPLIT, $0-40
+	ARGSR4
+	VPBROADCASTD cw1<>(SB), Y6
+	VPBROADCASTD c08<>(SB), Y7
+	ZERO8Y
+s40loop:
+	CMPQ CX, $2
+	JLT s40tail
+	PFN4(0)
+	Q4_0_BLKR4X(0, 0, Y8, Y9, Y10, Y11)
+	Q4_0_BLKR4X(18, 34, Y12, Y13, Y14, Y15)
+	ADVW4(36)
+	ADDQ $68, DI
+	SUBQ $2, CX
+	JMP s40loop
+s40tail:
+	TESTQ CX, CX
+	JZ s40done
+	Q4_0_BLKR4X(0, 0, Y8, Y9, Y10, Y11)
+s40done:
+	FIN4X
+	VZEROUPPER
+	RET
+
+// func dotRows4Q8_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q8_0Q8_0AVX2(SB), NOSPLIT, $0-40
+	ARGSR4
+	ZERO8Y
+s80loop:
+	CMPQ CX, $2
+	JLT s80tail
+	PFN4(0)
+	PFN4(64)
+	Q8_0_BLKR4X(0, 0, Y8, Y9, Y10, Y11)
+	Q8_0_BLKR4X(34, 34, Y12, Y13, Y14, Y15)
+	ADVW4(68)
+	ADDQ $68, DI
+	SUBQ $2, CX
+	JMP s80loop
+s80tail:
+	TESTQ CX, CX
+	JZ s80done
+	Q8_0_BLKR4X(0, 0, Y8, Y9, Y10, Y11)
+s80done:
+	FIN4X
+	VZEROUPPER
+	RET
