@@ -1,0 +1,127 @@
+package kernels
+
+import (
+	"fmt"
+)
+
+// Attention and f32 vector ops with a per-path implementation. They are
+// methods on *Impl (not package functions) so that MEMVANTA_KERNELS=scalar
+// runs the portable Go below and the SIMD paths run assembly: the choice is
+// made from k.Name, which only archImpls sets to a SIMD name after checking
+// the CPU. Where the assembly is bit-identical to the portable function the
+// doc says so; where only the summation order differs the tests derive the
+// bound.
+
+// simdOps reports whether k runs the assembly attention ops.
+func (k *Impl) simdOps() bool {
+	return hasOpsAsm && k != nil && (k.Name == "avx2" || k.Name == "avx512")
+}
+
+// AddScaled does dst += s×x. On SIMD paths it is bit-identical to the
+// package AddScaled (separate multiply and add, no FMA).
+func (k *Impl) AddScaled(dst, x []float32, s float32) {
+	if len(x) < len(dst) {
+		panic(fmt.Sprintf("kernels: AddScaled: len(dst)=%d > len(x)=%d", len(dst), len(x)))
+	}
+	if len(dst) == 0 {
+		return
+	}
+	if k.simdOps() {
+		addScaledAVX2(&dst[0], &x[0], len(dst), s)
+		return
+	}
+	AddScaled(dst, x, s)
+}
+
+// checkAttn validates the geometry shared by ScoresF16 and AccumF16: nq
+// f32 rows of hd in q (or out), n F16 rows of hd at stride bytes in rows,
+// and a weight/score matrix w of nq rows at stride ws covering n columns.
+func checkAttn(op string, nq, hd, lq int, rows []byte, stride, n int, lw, ws int) {
+	if nq < 0 || hd < 0 || n < 0 || stride < 2*hd || ws < n ||
+		lq < nq*hd || (n > 0 && len(rows) < (n-1)*stride+2*hd) || (nq > 0 && lw < (nq-1)*ws+n) {
+		panic(fmt.Sprintf("kernels: %s: nq=%d hd=%d n=%d stride=%d ws=%d with len(q/out)=%d len(rows)=%d len(w)=%d",
+			op, nq, hd, n, stride, ws, lq, len(rows), lw))
+	}
+}
+
+// ScoresF16 computes attention scores for nq query rows against n F16 key
+// rows: out[j*ws+p] = scale × (q_j · k_p), with q_j = q[j*hd:(j+1)*hd] and k_p
+// the hd F16 values at keys[p*stride:]. Each key row is read once for all
+// query rows, so grouped-query heads and a block of prefill tokens share
+// the pass over the cache.
+//
+// The queries are f32 holding F16-representable values (llama.cpp rounds Q
+// to F16 for an F16 cache), so every product is exact; the portable path
+// sums them in float64 in index order, the SIMD path in f32 with two 8-lane
+// accumulators (even/odd 8-element chunks) and a horizontal add; see
+// TestScoresF16SIMD for the bound.
+func (k *Impl) ScoresF16(q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
+	checkAttn("ScoresF16", nq, hd, len(q), keys, stride, n, len(out), ws)
+	if nq == 0 || n == 0 || hd == 0 {
+		if hd == 0 {
+			for j := 0; j < nq; j++ {
+				clear(out[j*ws : j*ws+n])
+			}
+		}
+		return
+	}
+	if k.simdOps() && hd%16 == 0 {
+		scoresF16AVX2(&q[0], nq, hd, &keys[0], stride, n, scale, &out[0], ws)
+		return
+	}
+	ScoresF16(q, nq, hd, keys, stride, n, scale, out, ws)
+}
+
+// ScoresF16 is the portable reference of (*Impl).ScoresF16.
+func ScoresF16(q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
+	checkAttn("ScoresF16", nq, hd, len(q), keys, stride, n, len(out), ws)
+	for p := 0; p < n; p++ {
+		kr := keys[p*stride : p*stride+2*hd]
+		for j := 0; j < nq; j++ {
+			qr := q[j*hd : (j+1)*hd]
+			var s float64
+			for i, qv := range qr {
+				s += float64(qv) * float64(F16ToF32(uint16(kr[2*i])|uint16(kr[2*i+1])<<8))
+			}
+			out[j*ws+p] = float32(s) * scale
+		}
+	}
+}
+
+// AccumF16 adds attention-weighted F16 value rows into nq output rows:
+// for p = 0..n-1 in order, out_j += w[j*ws+p] × v_p, with v_p the hd F16
+// values at vals[p*stride:]. Each value row is converted once for all nq
+// outputs. On SIMD paths it is bit-identical to the portable function
+// (and so to converting v_p and calling AddScaled per output and position):
+// a separate multiply and add per element, positions in order.
+func (k *Impl) AccumF16(out []float32, nq, hd int, w []float32, ws int, vals []byte, stride, n int) {
+	checkAttn("AccumF16", nq, hd, len(out), vals, stride, n, len(w), ws)
+	if nq == 0 || n == 0 || hd == 0 {
+		return
+	}
+	if k.simdOps() && hd%16 == 0 {
+		accumF16AVX2(&out[0], nq, hd, &w[0], ws, &vals[0], stride, n)
+		return
+	}
+	AccumF16(out, nq, hd, w, ws, vals, stride, n)
+}
+
+// AccumF16 is the portable reference of (*Impl).AccumF16.
+func AccumF16(out []float32, nq, hd int, w []float32, ws int, vals []byte, stride, n int) {
+	checkAttn("AccumF16", nq, hd, len(out), vals, stride, n, len(w), ws)
+	var buf [256]float32
+	v := buf[:0]
+	if hd > len(buf) {
+		v = make([]float32, hd)
+	}
+	v = v[:hd]
+	for p := 0; p < n; p++ {
+		vr := vals[p*stride : p*stride+2*hd]
+		for i := range v {
+			v[i] = F16ToF32(uint16(vr[2*i]) | uint16(vr[2*i+1])<<8)
+		}
+		for j := 0; j < nq; j++ {
+			AddScaled(out[j*hd:(j+1)*hd], v, w[j*ws+p])
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Differential tests of the per-path attention ops against their portable
+// references, on every path this CPU runs (the scalar path must be
+// identical to the reference by construction; the SIMD paths are the ones
+// under test). Sizes cover SIMD widths, tails and the fall-back geometries.
+
+var opsSizes = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 33, 63, 64, 65, 128, 2048}
+
+func randF32s(r *rand.Rand, n int, scale float64) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(r.NormFloat64() * scale)
+	}
+	return x
+}
+
+// randHalfRow returns n F16 values (as bytes) and their f32 values: mostly
+// normal-range values, with some zeros, subnormals and large values so the
+// conversions see every class except Inf/NaN.
+func randHalfRow(r *rand.Rand, n int) ([]byte, []float32) {
+	b := make([]byte, 2*n)
+	f := make([]float32, n)
+	for i := 0; i < n; i++ {
+		var v float32
+		switch r.IntN(16) {
+		case 0:
+			v = 0
+		case 1:
+			v = float32(r.NormFloat64() * 1e-6) // f16 subnormal range
+		case 2:
+			v = float32(r.NormFloat64() * 1000)
+		default:
+			v = float32(r.NormFloat64())
+		}
+		h := F32ToF16(v)
+		b[2*i], b[2*i+1] = byte(h), byte(h>>8)
+		f[i] = F16ToF32(h)
+	}
+	return b, f
+}
+
+func TestAddScaledSIMD(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, k := range Available() {
+		for _, n := range opsSizes {
+			for _, off := range []int{0, 1, 3} { // unaligned starts
+				x := randF32s(r, n+off, 3)[off:]
+				d0 := randF32s(r, n+off, 3)[off:]
+				s := float32(r.NormFloat64())
+				want := append([]float32(nil), d0...)
+				AddScaled(want, x, s)
+				got := append([]float32(nil), d0...)
+				k.AddScaled(got, x, s)
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%s n=%d off=%d: [%d] = %v, reference %v (must be bit-identical)", k.Name, n, off, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// attnCase is one attention-op geometry: nq query/output rows of hd, n
+// cached rows at stride bytes, score/weight rows at ws elements.
+type attnCase struct{ nq, hd, n, stride, ws int }
+
+func attnCases() []attnCase {
+	var cs []attnCase
+	for _, hd := range []int{8, 16, 24, 32, 48, 64, 80, 128, 65} {
+		for _, nq := range []int{1, 2, 3, 8, 9} {
+			for _, n := range []int{1, 2, 3, 5, 8, 16, 17, 33} {
+				// stride: a head inside a row of several heads, plus odd padding.
+				cs = append(cs, attnCase{nq, hd, n, 2*hd*4 + 2*(n%3), n + nq%4})
+			}
+		}
+	}
+	return cs
+}
+
+// TestScoresF16SIMD bounds |SIMD − reference| per score. The products
+// q_i·k_i of F16-valued operands are exact in f32 (11-bit significands),
+// so the only errors are the additions. The SIMD path sums hd/16 products
+// into each of two accumulators, adds them and reduces 8 lanes in 3 steps:
+// m = hd/16 + 4 roundings per term at most, so its error is ≤ γ_m·Σ|q_i k_i|
+// (γ_m = m·u/(1−m·u), u = 2⁻²⁴). The reference sums in float64 (error
+// ≤ hd·2⁻⁵³·Σ|q_i k_i|) and rounds once to f32 (≤ u·|S|). Both then round
+// the product with scale (≤ u each). Hence
+//
+//	|got − want| ≤ scale·Σ|q_i k_i|·(γ_m + 3u + hd·2⁻⁵³)
+//
+// with a factor 1.0001 for the second-order terms.
+func TestScoresF16SIMD(t *testing.T) {
+	const u = 1.0 / (1 << 24)
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, k := range Available() {
+		for _, c := range attnCases() {
+			keys := make([]byte, (c.n-1)*c.stride+2*c.hd)
+			kf := make([][]float32, c.n)
+			for p := 0; p < c.n; p++ {
+				var b []byte
+				b, kf[p] = randHalfRow(r, c.hd)
+				copy(keys[p*c.stride:], b)
+			}
+			q := make([]float32, c.nq*c.hd)
+			_, qv := randHalfRow(r, c.nq*c.hd)
+			copy(q, qv)
+			scale := float32(1 / math.Sqrt(float64(c.hd)))
+			want := make([]float32, (c.nq-1)*c.ws+c.n)
+			got := make([]float32, len(want))
+			for i := range got {
+				got[i], want[i] = -7, -7 // untouched cells must stay
+			}
+			ScoresF16(q, c.nq, c.hd, keys, c.stride, c.n, scale, want, c.ws)
+			k.ScoresF16(q, c.nq, c.hd, keys, c.stride, c.n, scale, got, c.ws)
+			m := float64(c.hd/16 + 4)
+			gamma := m * u / (1 - m*u)
+			for j := 0; j < c.nq; j++ {
+				for p := 0; p < c.ws && j*c.ws+p < len(got); p++ {
+					i := j*c.ws + p
+					if p >= c.n {
+						if got[i] != -7 {
+							t.Fatalf("%s %+v: wrote outside the n columns at [%d][%d]", k.Name, c, j, p)
+						}
+						continue
+					}
+					var abs, exact float64
+					for d := 0; d < c.hd; d++ {
+						pr := float64(q[j*c.hd+d]) * float64(kf[p][d])
+						abs += math.Abs(pr)
+						exact += pr
+					}
+					if k.Name == "scalar" || c.hd%16 != 0 {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("%s %+v [%d][%d]: %v, reference %v (portable branch must be identical)", k.Name, c, j, p, got[i], want[i])
+						}
+						continue
+					}
+					tol := float64(scale) * abs * (gamma + 3*u + float64(c.hd)/(1<<53)) * 1.0001
+					if d := math.Abs(float64(got[i]) - float64(want[i])); d > tol {
+						t.Fatalf("%s %+v [%d][%d]: %v, reference %v: |diff| %g > bound %g", k.Name, c, j, p, got[i], want[i], d, tol)
+					}
+					// The reference itself against the exact sum (checks the test).
+					if d := math.Abs(float64(want[i]) - exact*float64(scale)); d > float64(scale)*abs*3*u*1.0001+1e-45 {
+						t.Fatalf("reference %+v [%d][%d]: %v vs exact %v", c, j, p, want[i], exact*float64(scale))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAccumF16SIMD: the SIMD path must be bit-identical to the reference,
+// which must equal per-position AddScaled of the converted value rows.
+func TestAccumF16SIMD(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, k := range Available() {
+		for _, c := range attnCases() {
+			vals := make([]byte, (c.n-1)*c.stride+2*c.hd)
+			vf := make([][]float32, c.n)
+			for p := 0; p < c.n; p++ {
+				var b []byte
+				b, vf[p] = randHalfRow(r, c.hd)
+				copy(vals[p*c.stride:], b)
+			}
+			w := randF32s(r, (c.nq-1)*c.ws+c.n, 0.3)
+			out0 := randF32s(r, c.nq*c.hd, 1)
+			want := append([]float32(nil), out0...)
+			AccumF16(want, c.nq, c.hd, w, c.ws, vals, c.stride, c.n)
+			got := append([]float32(nil), out0...)
+			k.AccumF16(got, c.nq, c.hd, w, c.ws, vals, c.stride, c.n)
+			naive := append([]float32(nil), out0...)
+			for p := 0; p < c.n; p++ {
+				for j := 0; j < c.nq; j++ {
+					AddScaled(naive[j*c.hd:(j+1)*c.hd], vf[p], w[j*c.ws+p])
+				}
+			}
+			for i := range want {
+				if math.Float32bits(want[i]) != math.Float32bits(naive[i]) {
+					t.Fatalf("reference %+v [%d]: %v, per-position AddScaled %v", c, i, want[i], naive[i])
+				}
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s %+v [%d]: %v, reference %v (must be bit-identical)", k.Name, c, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func TestAttnOpsGeometryPanics(t *testing.T) {
+	k := Scalar()
+	for i, f := range []func(){
+		func() { k.ScoresF16(make([]float32, 63), 1, 64, make([]byte, 128), 128, 1, 1, make([]float32, 1), 1) },
+		func() { k.ScoresF16(make([]float32, 64), 1, 64, make([]byte, 127), 128, 1, 1, make([]float32, 1), 1) },
+		func() { k.ScoresF16(make([]float32, 64), 1, 64, make([]byte, 128), 126, 1, 1, make([]float32, 1), 1) },
+		func() { k.AccumF16(make([]float32, 64), 2, 64, make([]float32, 3), 2, make([]byte, 128), 128, 1) },
+		func() { k.AccumF16(make([]float32, 64), 1, 64, make([]float32, 2), 2, make([]byte, 200), 128, 2) },
+		func() { k.AddScaled(make([]float32, 3), make([]float32, 2), 1) },
+	} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("no panic on a bad geometry")
+				}
+			}()
+			f()
+		})
+	}
+}
