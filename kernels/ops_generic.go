@@ -6,7 +6,9 @@ package kernels
 // portable branch; these stubs only satisfy the compiler.
 const hasOpsAsm = false
 
-func addScaledAVX2(dst, x *float32, n int, s float32) { panic("kernels: no assembly ops on this architecture") }
+func addScaledAVX2(dst, x *float32, n int, s float32) {
+	panic("kernels: no assembly ops on this architecture")
+}
 
 func scoresF16AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int) {
 	panic("kernels: no assembly ops on this architecture")
