@@ -460,40 +460,115 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 	return nil
 }
 
+// attnBlock is how many batch tokens share one pass over a kv head's
+// cached rows: with GQA group 8 that is 64 query rows per key/value row read,
+// and the scores (64 × context floats) stay in L2.
+const attnBlock = 8
+
 // attnScratch is one worker's attention buffers.
 type attnScratch struct {
-	scores []float32 // [heads per kv group][positions]
+	scores []float32 // [query rows][positions]
+	q, out []float32 // [query rows][head dim]
 	qAct   []byte
 	vrow   []float32
 }
 
 // attendBatch runs causal attention for the nb tokens of the batch (at
-// positions pos0..), spreading (token, kv head) pairs over the pool. Each
-// pool chunk owns one scratch set, sized for the longest row.
+// positions pos0..), spreading (token block, kv head) pairs over the pool.
+// Each pool chunk owns one scratch set, sized for the longest row.
 func (m *Model) attendBatch(l, pos0, nb int) {
 	c := m.Cfg
-	Q := c.QDim()
-	items := nb * c.NHeadKV
+	Q, hd := c.QDim(), c.HeadDim
+	group := c.NHead / c.NHeadKV
+	tb := min(nb, attnBlock)
+	nblk := (nb + tb - 1) / tb
+	items := nblk * c.NHeadKV
 	chunks := min(items, 4*m.pool.Threads())
 	grain := (items + chunks - 1) / chunks
 	chunks = (items + grain - 1) / grain
-	group := c.NHead / c.NHeadKV
 	for len(m.attn) < chunks {
-		m.attn = append(m.attn, attnScratch{qAct: make([]byte, actRowBytes(ggml.F32, c.HeadDim)), vrow: make([]float32, c.HeadDim)})
+		m.attn = append(m.attn, attnScratch{qAct: make([]byte, actRowBytes(ggml.F32, hd)), vrow: make([]float32, hd),
+			q: make([]float32, attnBlock*group*hd), out: make([]float32, attnBlock*group*hd)})
 	}
-	need := group * (pos0 + nb)
+	need := tb * group * (pos0 + nb)
 	for i := range m.attn[:chunks] {
 		if len(m.attn[i].scores) < need {
 			m.attn[i].scores = make([]float32, max(need, 2*len(m.attn[i].scores)))
 		}
 	}
+	blockF16 := m.kv.Type() == ggml.F16
 	m.pool.Run(items, grain, func(lo, hi int) {
 		sc := &m.attn[lo/grain]
 		for it := lo; it < hi; it++ {
-			b, g := it/c.NHeadKV, it%c.NHeadKV
-			m.attend(l, pos0+b, g, m.q[b*Q:(b+1)*Q], m.att[b*Q:(b+1)*Q], sc)
+			blk, g := it/c.NHeadKV, it%c.NHeadKV
+			b0 := blk * tb
+			b1 := min(b0+tb, nb)
+			if blockF16 {
+				m.attendF16(l, pos0, b0, b1, g, sc)
+				continue
+			}
+			for b := b0; b < b1; b++ {
+				m.attend(l, pos0+b, g, m.q[b*Q:(b+1)*Q], m.att[b*Q:(b+1)*Q], sc)
+			}
 		}
 	})
+}
+
+// attendF16 is attend for an F16 cache and the batch tokens b0..b1-1 at
+// once: all their query heads that share kv head g (token-major, nq rows)
+// go through each cached key and value row in one pass. Positions up to
+// the block's first token are seen by every row; each later position p is
+// seen only by the tokens at or after it, which are a suffix of the rows,
+// so the causal mask is a shorter row range rather than -Inf scores.
+// Values accumulate in position order per output, as in attend.
+func (m *Model) attendF16(l, pos0, b0, b1, g int, sc *attnScratch) {
+	c, kv := m.Cfg, m.kv
+	hd, Q := c.HeadDim, c.QDim()
+	group := c.NHead / c.NHeadKV
+	nt := b1 - b0
+	nq := nt * group
+	ws := pos0 + b1 // score row stride: the last token's context length
+	nShared := pos0 + b0 + 1
+	scale := float32(1 / math.Sqrt(float64(hd)))
+
+	// Queries are rounded to F16 as llama.cpp converts Q for an F16 cache,
+	// so every product with a key is exact.
+	qs := sc.q[:nq*hd]
+	for t := 0; t < nt; t++ {
+		src := m.q[(b0+t)*Q+g*group*hd : (b0+t)*Q+(g+1)*group*hd]
+		dst := qs[t*group*hd : (t+1)*group*hd]
+		for i, v := range src {
+			dst[i] = kernels.F16ToF32(kernels.F32ToF16(v))
+		}
+	}
+	S := sc.scores[:nq*ws]
+	for p := 0; p < nShared; {
+		rows, cnt := kv.headSpan(kv.k, l, g, p, nShared-p)
+		m.k.ScoresF16(qs, nq, hd, rows, kv.rowBytes, cnt, scale, S[p:], ws)
+		p += cnt
+	}
+	for p := nShared; p < ws; p++ {
+		j0 := (p - pos0 - b0) * group
+		m.k.ScoresF16(qs[j0*hd:], nq-j0, hd, kv.keyHead(l, p, g), kv.rowBytes, 1, scale, S[j0*ws+p:], ws)
+	}
+	for j := 0; j < nq; j++ {
+		n := pos0 + b0 + j/group + 1
+		kernels.Softmax(S[j*ws : j*ws+n])
+	}
+	out := sc.out[:nq*hd]
+	clear(out)
+	for p := 0; p < nShared; {
+		rows, cnt := kv.headSpan(kv.v, l, g, p, nShared-p)
+		m.k.AccumF16(out, nq, hd, S[p:], ws, rows, kv.rowBytes, cnt)
+		p += cnt
+	}
+	for p := nShared; p < ws; p++ {
+		j0 := (p - pos0 - b0) * group
+		m.k.AccumF16(out[j0*hd:], nq-j0, hd, S[j0*ws+p:], ws, kv.valueHead(l, p, g), kv.rowBytes, 1)
+	}
+	for t := 0; t < nt; t++ {
+		copy(m.att[(b0+t)*Q+g*group*hd:(b0+t)*Q+(g+1)*group*hd], out[t*group*hd:(t+1)*group*hd])
+	}
 }
 
 // attend computes causal attention for the token at position pos over
@@ -501,7 +576,8 @@ func (m *Model) attendBatch(l, pos0, nb int) {
 // (grouped-query attention: heads g*group .. g*group+group-1). q holds all
 // query heads of the token, out receives them. Each query head is encoded
 // like the cache rows so a score is one kernel dot; each value row is
-// decoded once and shared by the group.
+// decoded once and shared by the group. It serves the F32 and Q8_0 caches;
+// F16 takes attendF16.
 func (m *Model) attend(l, pos, g int, q, out []float32, sc *attnScratch) {
 	c := m.Cfg
 	hd := c.HeadDim
@@ -528,7 +604,7 @@ func (m *Model) attend(l, pos, g int, q, out []float32, sc *attnScratch) {
 		_ = m.k.Dequantize(kt, m.kv.valueHead(l, p, g), sc.vrow)
 		for j := 0; j < group; j++ {
 			h := g*group + j
-			kernels.AddScaled(out[h*hd:(h+1)*hd], sc.vrow, sc.scores[j*n+p])
+			m.k.AddScaled(out[h*hd:(h+1)*hd], sc.vrow, sc.scores[j*n+p])
 		}
 	}
 }

@@ -126,3 +126,13 @@ func (c *KVCache) valueHead(l, pos, h int) []byte {
 	r := c.row(c.v, l, pos)
 	return r[h*c.headB : (h+1)*c.headB]
 }
+
+// headSpan returns kv head h's encoded rows for positions p.. in layer l, as
+// far as p's page goes but at most want of them, and how many that is. Rows
+// are rowBytes apart; the slice ends with the last row's head.
+func (c *KVCache) headSpan(pages [][][]byte, l, h, p, want int) ([]byte, int) {
+	pg := pages[l][p/PageSize]
+	i := p % PageSize
+	cnt := min(want, PageSize-i)
+	return pg[i*c.rowBytes+h*c.headB : (i+cnt-1)*c.rowBytes+(h+1)*c.headB], cnt
+}
