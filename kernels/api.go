@@ -28,7 +28,9 @@ type DotFunc func(n int, w, a []byte) float32
 // batch, and unpacking dominated). Each y[j] is bit-identical to the same
 // path's DotFunc on (w, a_j): same per-block integer sums and the same float
 // operations in the same order, so MatMul results do not depend on whether
-// it was used.
+// it was used (paths with packed MatMul routines use those instead for
+// batches of gemmMinBatch or more; they are not bit-identical to Dot, see
+// MatMul).
 type Dot4Func func(n int, w, a []byte, stride int, y *[4]float32)
 
 // DotRows4Func computes y[j] = w_j·a for the four weight rows w_j =
@@ -58,6 +60,9 @@ type Impl struct {
 	// routine). Every override must be bit-exact with the portable one; the
 	// differential test checks that for every Available path.
 	deq [64]func(src []byte, dst []float32)
+	// gemm optionally adds packed matrix × matrix routines per type (nil:
+	// MatMul uses dot4/dot). They are not bit-identical to dot: see gemm.go.
+	gemm [64]*gemmRoutines
 }
 
 // Dot returns the dot routine for weight type t, or nil if t is not executable.

@@ -33,6 +33,7 @@ func archImpls(scalar *Impl) []*Impl {
 		avx512 := deriveImpl(avx2, "avx512", avx512Dots)
 		setDot4s(avx512, avx512Dot4s)
 		setDotRows4s(avx512, avx512Rows4s)
+		setGemms(avx512)
 		out = append([]*Impl{avx512}, out...)
 	}
 	return out

@@ -20,11 +20,21 @@ func rawBytes(r *rand.Rand, n int) []byte {
 	return b
 }
 
-// withoutDot4 is k with its four-row routines removed: MatMul's previous
-// one-dot-per-activation-row loop, for comparison and benchmarks.
+// withoutDot4 is k with its four-row (and packed) routines removed:
+// MatMul's previous one-dot-per-activation-row loop, for comparison and
+// benchmarks.
 func withoutDot4(k *Impl) *Impl {
 	c := k.clone(k.Name + "-rows")
 	c.dot4 = [64]Dot4Func{}
+	c.gemm = [64]*gemmRoutines{}
+	return c
+}
+
+// withoutGemm is k with its packed MatMul routines removed: MatMul through
+// Dot4, as before gemm.go.
+func withoutGemm(k *Impl) *Impl {
+	c := k.clone(k.Name + "-dot4")
+	c.gemm = [64]*gemmRoutines{}
 	return c
 }
 
@@ -119,12 +129,14 @@ func TestDot4ShortInputsPanic(t *testing.T) {
 
 // MatMul through the four-row routines equals the row-by-row dot exactly,
 // for batches that are and are not multiples of four and span several
-// activation tiles.
+// activation tiles. Paths with packed routines are checked with their
+// packed routines removed (the packed path has its own bound: gemm_test.go).
 func TestMatMulDot4Exact(t *testing.T) {
 	r := rand.New(rand.NewPCG(95, 96))
 	p := NewPool(3)
 	defer p.Close()
 	for _, k := range Available() {
+		k = withoutGemm(k)
 		for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0} {
 			if k.Dot4(typ) == nil {
 				continue
@@ -177,7 +189,7 @@ func BenchmarkMatMulDot4(b *testing.B) {
 			for _, v := range []struct {
 				name string
 				k    *Impl
-			}{{"dot4", k}, {"rows", withoutDot4(k)}} {
+			}{{"dot4", withoutGemm(k)}, {"rows", withoutDot4(k)}} {
 				b.Run(fmt.Sprintf("%s/%s/%s/b%d/t2", typ, k.Name, v.name, nb), func(b *testing.B) {
 					p := NewPool(2)
 					defer p.Close()

@@ -1,0 +1,135 @@
+package kernels
+
+import (
+	"unsafe"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
+
+// Packed matrix × matrix for prefill (BLIS-style, no persistent copy).
+//
+// The one-weight-row Dot4 kernels unpack every weight block again for each
+// group of four activation rows, and that unpacking plus their horizontal
+// sums dominated prefill. Here a tile of gemmTileRows weight rows × a range
+// of at most gemmKB blocks is unpacked once into a per-worker scratch (about
+// 18 KiB, so it stays in L1 while every activation row of the batch streams
+// past it): per 32-element block, eight 64-byte vectors — vector j holds,
+// for the dword group j (elements 4j..4j+3), those four quants of each of
+// the 16 rows as unsigned bytes (Q4_0: q in 0..15; Q8_0: w+128) — then the
+// 16 rows' scales as f32. One VPDPBUSD of vector j with activation dword j
+// broadcast adds four products to each row's lane, so eight give 16 exact
+// block sums at once with no horizontal reduction. The unsigned offset is
+// removed by starting each sum at -off·Σa, precomputed once per MatMul per
+// activation block together with the f32 activation scale (gemmPrep).
+//
+// The model's weights stay where they are (mmap): only the tile is copied,
+// and each weight byte is read from memory once per MatMul.
+
+const (
+	gemmTileRows  = 16
+	gemmKB        = 32  // blocks per K-range: a packed tile is gemmKB·gemmBlockBytes
+	gemmBlockB    = 576 // packed bytes per block: 8 quant vectors + 1 scale vector
+	gemmPrepBytes = 8   // per activation block: int32 -off·Σq, f32 scale
+	// gemmMinBatch is the smallest batch that takes the packed path: below
+	// it, packing a tile costs more than the Dot4 path's repeated unpacking.
+	gemmMinBatch = 4
+)
+
+// gemmRoutines is one path's packed-GEMM routines for one weight type. The
+// contracts (all bounds are checked by the implementations, which panic on a
+// caller bug rather than read out of bounds):
+//
+//   - pack(n, w, ws, dst) packs blocks [0, n) of the 16 rows w[i·ws:] into
+//     dst (n·gemmBlockB bytes) in the layout above.
+//   - prep(n, a, dst, stride) writes, for the n consecutive activation blocks
+//     of a, the int32 -off·Σq and the f32 scale to dst[i·stride:].
+//   - kernel(n, pw, a, as, prep, ps, y, ys, ntok, nr, first) adds, for each
+//     token t < ntok, the n packed blocks pw against activation row
+//     a[t·as:] (prep entries prep[t·8 + i·ps:]) into y[t·ys + r], r < nr,
+//     in block order, starting from zero if first.
+type gemmRoutines struct {
+	pack   func(n int, w []byte, ws int, dst []byte)
+	prep   func(n int, a []byte, dst []byte, stride int)
+	kernel func(n int, pw, a []byte, as int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool)
+}
+
+// gemmFor returns k's packed routines for t, or nil.
+func (k *Impl) gemmFor(t ggml.Type) *gemmRoutines {
+	if int(t) >= len(k.gemm) {
+		return nil
+	}
+	return k.gemm[t]
+}
+
+// aligned64 returns n bytes of buf starting at a 64-byte boundary (buf has
+// n+63 bytes), so packed vectors never straddle cache lines.
+func aligned64(buf []byte, n int) []byte {
+	off := int((64 - uintptr(unsafe.Pointer(unsafe.SliceData(buf)))%64) % 64)
+	return buf[off : off+n]
+}
+
+// matMulPacked is MatMul through g (geometry already validated by the
+// caller: w holds rows×ws bytes, a nb×as, y nb×rows). Each output is the
+// sum over blocks, in block order, of d_a·(d_w·Σ_block w·a): integer parts
+// exact, only the f32 rounding of each term and of the running sum differ
+// from Dot (see the bound in gemm_test.go).
+func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []byte, nb int, y []float32, ws, as int) {
+	bs := t.TypeSize()
+	abs := ActType(t).TypeSize()
+	nblocks := cols / t.BlockSize()
+	if rows == 0 || nb == 0 || nblocks == 0 {
+		clear(y[:nb*rows])
+		return
+	}
+	ps := nb * gemmPrepBytes
+	prep := make([]byte, nblocks*ps)
+	p.Run(nb, max(1, 4096/nblocks), func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			g.prep(nblocks, a[b*as:(b+1)*as], prep[b*gemmPrepBytes:], ps)
+		}
+	})
+	kb := min(gemmKB, nblocks)
+	free := make(chan *gemmScratch, p.Threads())
+	for range p.Threads() {
+		free <- &gemmScratch{}
+	}
+	ntiles := (rows + gemmTileRows - 1) / gemmTileRows
+	p.Run(ntiles, 1, func(lo, hi int) {
+		s := <-free
+		defer func() { free <- s }()
+		if s.pw == nil {
+			s.raw = make([]byte, kb*gemmBlockB+63)
+			s.pw = aligned64(s.raw, kb*gemmBlockB)
+		}
+		for tile := lo; tile < hi; tile++ {
+			r0 := tile * gemmTileRows
+			nr := min(gemmTileRows, rows-r0)
+			for k0 := 0; k0 < nblocks; k0 += kb {
+				n := min(kb, nblocks-k0)
+				if nr == gemmTileRows {
+					g.pack(n, w[r0*ws+k0*bs:(r0+nr-1)*ws+(k0+n)*bs], ws, s.pw)
+				} else {
+					// Short last tile: copy its rows' range and pad with
+					// zero rows (their lanes are masked off on output).
+					rs := n * bs
+					if s.tail == nil {
+						s.tail = make([]byte, gemmTileRows*kb*bs)
+					}
+					tail := s.tail[:gemmTileRows*rs]
+					clear(tail[nr*rs:])
+					for i := 0; i < nr; i++ {
+						copy(tail[i*rs:(i+1)*rs], w[(r0+i)*ws+k0*bs:])
+					}
+					g.pack(n, tail, rs, s.pw)
+				}
+				g.kernel(n, s.pw, a[k0*abs:], as, prep[k0*ps:], ps, y[r0:], rows, nb, nr, k0 == 0)
+			}
+		}
+	})
+}
+
+// gemmScratch is one worker's packed tile (and, for a short last tile, the
+// zero-padded copy of its rows), allocated on first use within one MatMul.
+type gemmScratch struct {
+	raw, pw, tail []byte
+}

@@ -1,0 +1,96 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
+
+// avx512Gemms are the packed matrix × matrix routines (AVX-512 VNNI) that
+// MatMul uses on the avx512 path; the packed kernel and the activation prep
+// are shared, the packers differ per weight type.
+var avx512Gemms = []struct {
+	t   ggml.Type
+	off int
+	f   func(nblk int, w *byte, ws int, dst *byte)
+}{
+	{ggml.Q4_0, 8, gemmPackQ4_0},
+	{ggml.Q8_0, 128, gemmPackQ8_0},
+}
+
+// setGemms installs the packed routines on k (the avx512 path only).
+func setGemms(k *Impl) {
+	for _, e := range avx512Gemms {
+		k.gemm[e.t] = newGemmAVX512(e.t, e.off, e.f)
+	}
+}
+
+// newGemmAVX512 wraps the assembly with the bounds checks the contracts in
+// gemm.go promise: every byte the assembly touches is inside the slices it
+// was given (the kernel's masked loads and stores do not touch lanes >= nr).
+func newGemmAVX512(t ggml.Type, off int, pack func(nblk int, w *byte, ws int, dst *byte)) *gemmRoutines {
+	bs := t.TypeSize()
+	abs := ActType(t).TypeSize()
+	return &gemmRoutines{
+		pack: func(n int, w []byte, ws int, dst []byte) {
+			if n <= 0 {
+				return
+			}
+			if ws < n*bs || int64(ws)*(gemmTileRows-1) > math.MaxInt32 {
+				panic(fmt.Sprintf("kernels: gemm pack %s: row stride %d for %d blocks", t, ws, n))
+			}
+			_ = w[(gemmTileRows-1)*ws+n*bs-1]
+			_ = dst[n*gemmBlockB-1]
+			pack(n, &w[0], ws, &dst[0])
+		},
+		prep: func(n int, a []byte, dst []byte, stride int) {
+			if n <= 0 {
+				return
+			}
+			if stride < gemmPrepBytes {
+				panic(fmt.Sprintf("kernels: gemm prep: stride %d", stride))
+			}
+			_ = a[n*abs-1]
+			_ = dst[(n-1)*stride+gemmPrepBytes-1]
+			gemmPrepQ8_0(n, &a[0], off, &dst[0], stride)
+		},
+		kernel: func(n int, pw, a []byte, as int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool) {
+			if ntok <= 0 || nr <= 0 {
+				return
+			}
+			if nr > gemmTileRows || as < n*abs || ps < ntok*gemmPrepBytes || ys < nr {
+				panic(fmt.Sprintf("kernels: gemm kernel: %d rows, strides a %d prep %d y %d for %d blocks × %d tokens", nr, as, ps, ys, n, ntok))
+			}
+			_ = y[(ntok-1)*ys+nr-1]
+			if n <= 0 {
+				if first {
+					for i := 0; i < ntok; i++ {
+						clear(y[i*ys : i*ys+nr])
+					}
+				}
+				return
+			}
+			_ = pw[n*gemmBlockB-1]
+			_ = a[(ntok-1)*as+n*abs-1]
+			_ = prep[(n-1)*ps+ntok*gemmPrepBytes-1]
+			f := 0
+			if first {
+				f = 1
+			}
+			gemmKernel(n, &pw[0], &a[0], as, &prep[0], ps, &y[0], ys*4, ntok, 1<<nr-1, f)
+		},
+	}
+}
+
+//go:noescape
+func gemmPackQ4_0(nblk int, w *byte, ws int, dst *byte)
+
+//go:noescape
+func gemmPackQ8_0(nblk int, w *byte, ws int, dst *byte)
+
+//go:noescape
+func gemmPrepQ8_0(nblk int, a *byte, off int, dst *byte, stride int)
+
+//go:noescape
+func gemmKernel(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)

@@ -1,0 +1,484 @@
+// Packed Q4_0/Q8_0 × Q8_0 matrix × matrix (prefill) for AVX-512 VNNI; see
+// gemm.go for the tiling and the packed layout. Integer block sums are exact
+// for every byte pattern: the packed weights are unsigned (q for Q4_0, w+128
+// for Q8_0), VPDPBUSD multiplies them by the signed activation bytes, and the
+// accumulator starts at the activation block's -off·Σa, so it ends at Σ w·a.
+
+#include "textflag.h"
+
+DATA gemm0f<>+0(SB)/4, $0x0f0f0f0f
+GLOBL gemm0f<>(SB), RODATA|NOPTR, $4
+DATA gemm80<>+0(SB)/4, $0x80808080
+GLOBL gemm80<>(SB), RODATA|NOPTR, $4
+
+// gemmIota: dword lane r = r (the gather's row index before ×ws).
+DATA gemmIota<>+0(SB)/8, $0x0000000100000000
+DATA gemmIota<>+8(SB)/8, $0x0000000300000002
+DATA gemmIota<>+16(SB)/8, $0x0000000500000004
+DATA gemmIota<>+24(SB)/8, $0x0000000700000006
+DATA gemmIota<>+32(SB)/8, $0x0000000900000008
+DATA gemmIota<>+40(SB)/8, $0x0000000b0000000a
+DATA gemmIota<>+48(SB)/8, $0x0000000d0000000c
+DATA gemmIota<>+56(SB)/8, $0x0000000f0000000e
+GLOBL gemmIota<>(SB), RODATA|NOPTR, $64
+
+// Q4_0 transpose, stage 1. Inputs hold four rows each, lane 4i+j = dword j
+// of row i. q4A = [dword 0 of rows 0..7 | dword 1 of rows 0..7] of the pair
+// (first, second); q4B the same for dwords 2 and 3.
+DATA q4A<>+0(SB)/8, $0x0000000400000000
+DATA q4A<>+8(SB)/8, $0x0000000c00000008
+DATA q4A<>+16(SB)/8, $0x0000001400000010
+DATA q4A<>+24(SB)/8, $0x0000001c00000018
+DATA q4A<>+32(SB)/8, $0x0000000500000001
+DATA q4A<>+40(SB)/8, $0x0000000d00000009
+DATA q4A<>+48(SB)/8, $0x0000001500000011
+DATA q4A<>+56(SB)/8, $0x0000001d00000019
+GLOBL q4A<>(SB), RODATA|NOPTR, $64
+DATA q4B<>+0(SB)/8, $0x0000000600000002
+DATA q4B<>+8(SB)/8, $0x0000000e0000000a
+DATA q4B<>+16(SB)/8, $0x0000001600000012
+DATA q4B<>+24(SB)/8, $0x0000001e0000001a
+DATA q4B<>+32(SB)/8, $0x0000000700000003
+DATA q4B<>+40(SB)/8, $0x0000000f0000000b
+DATA q4B<>+48(SB)/8, $0x0000001700000013
+DATA q4B<>+56(SB)/8, $0x0000001f0000001b
+GLOBL q4B<>(SB), RODATA|NOPTR, $64
+
+// Q8_0 transpose. Inputs hold two rows each, lane 8i+j = dword j of row i.
+// Stage 1, q8C: 128-bit lane j = dword j of the pair's four rows (j < 4);
+// q8D the same for dwords 4..7. Stage 2, q8E: [lane 0 of first, lane 0 of
+// second, lane 1 of first, lane 1 of second]; q8F the same for lanes 2, 3.
+DATA q8C<>+0(SB)/8, $0x0000000800000000
+DATA q8C<>+8(SB)/8, $0x0000001800000010
+DATA q8C<>+16(SB)/8, $0x0000000900000001
+DATA q8C<>+24(SB)/8, $0x0000001900000011
+DATA q8C<>+32(SB)/8, $0x0000000a00000002
+DATA q8C<>+40(SB)/8, $0x0000001a00000012
+DATA q8C<>+48(SB)/8, $0x0000000b00000003
+DATA q8C<>+56(SB)/8, $0x0000001b00000013
+GLOBL q8C<>(SB), RODATA|NOPTR, $64
+DATA q8D<>+0(SB)/8, $0x0000000c00000004
+DATA q8D<>+8(SB)/8, $0x0000001c00000014
+DATA q8D<>+16(SB)/8, $0x0000000d00000005
+DATA q8D<>+24(SB)/8, $0x0000001d00000015
+DATA q8D<>+32(SB)/8, $0x0000000e00000006
+DATA q8D<>+40(SB)/8, $0x0000001e00000016
+DATA q8D<>+48(SB)/8, $0x0000000f00000007
+DATA q8D<>+56(SB)/8, $0x0000001f00000017
+GLOBL q8D<>(SB), RODATA|NOPTR, $64
+DATA q8E<>+0(SB)/8, $0x0000000100000000
+DATA q8E<>+8(SB)/8, $0x0000000300000002
+DATA q8E<>+16(SB)/8, $0x0000001100000010
+DATA q8E<>+24(SB)/8, $0x0000001300000012
+DATA q8E<>+32(SB)/8, $0x0000000500000004
+DATA q8E<>+40(SB)/8, $0x0000000700000006
+DATA q8E<>+48(SB)/8, $0x0000001500000014
+DATA q8E<>+56(SB)/8, $0x0000001700000016
+GLOBL q8E<>(SB), RODATA|NOPTR, $64
+DATA q8F<>+0(SB)/8, $0x0000000900000008
+DATA q8F<>+8(SB)/8, $0x0000000b0000000a
+DATA q8F<>+16(SB)/8, $0x0000001900000018
+DATA q8F<>+24(SB)/8, $0x0000001b0000001a
+DATA q8F<>+32(SB)/8, $0x0000000d0000000c
+DATA q8F<>+40(SB)/8, $0x0000000f0000000e
+DATA q8F<>+48(SB)/8, $0x0000001d0000001c
+DATA q8F<>+56(SB)/8, $0x0000001f0000001e
+GLOBL q8F<>(SB), RODATA|NOPTR, $64
+
+// Common prologue of the packers: SI, R8, R11, R12 = rows 0, 4, 8, 12;
+// R9 = ws, R10 = 3·ws; DI = dst; CX = blocks; Z31 = gather offsets r·ws.
+#define PACKARGS \
+	MOVQ nblk+0(FP), CX; \
+	MOVQ w+8(FP), SI; \
+	MOVQ ws+16(FP), R9; \
+	MOVQ dst+24(FP), DI; \
+	LEAQ (R9)(R9*2), R10; \
+	LEAQ (SI)(R9*4), R8; \
+	LEAQ (R8)(R9*4), R11; \
+	LEAQ (R11)(R9*4), R12; \
+	VMOVDQU64 gemmIota<>(SB), Z31; \
+	VPBROADCASTD R9, Z30; \
+	VPMULLD Z30, Z31, Z31
+
+// Z13 = the 16 rows' fp16 block scales (at offset 0 of each row's block at
+// SI) as f32, stored at 512(DI).
+#define PACKSCALES \
+	KXNORW K1, K1, K1; \
+	VPXORD Z13, Z13, Z13; \
+	VPGATHERDD (SI)(Z31*1), K1, Z13; \
+	VPMOVDW Z13, Y13; \
+	VCVTPH2PS Y13, Z13; \
+	VMOVDQU64 Z13, 512(DI)
+
+// Xn..Zn = 16 bytes at off of rows base, base+ws, base+2ws, base+3ws.
+#define LOAD4X(off, base, z, x) \
+	VMOVDQU off(base), x; \
+	VINSERTI32X4 $1, off(base)(R9*1), z, z; \
+	VINSERTI32X4 $2, off(base)(R9*2), z, z; \
+	VINSERTI32X4 $3, off(base)(R10*1), z, z
+
+// func gemmPackQ4_0(nblk int, w *byte, ws int, dst *byte)
+//
+// Packs blocks [0, nblk) of the 16 rows w, w+ws, ..., w+15·ws: per block,
+// eight zmm (dword group j = elements 4j..4j+3; lane r = row r's four
+// nibbles as bytes 0..15) and one zmm of the rows' f32 scales.
+TEXT ·gemmPackQ4_0(SB), NOSPLIT, $0-32
+	PACKARGS
+	VMOVDQU64 q4A<>(SB), Z28
+	VMOVDQU64 q4B<>(SB), Z29
+	VPBROADCASTD gemm0f<>(SB), Z30
+	TESTQ CX, CX
+	JZ p4done
+p4loop:
+	LOAD4X(2, SI, Z0, X0)
+	LOAD4X(2, R8, Z1, X1)
+	LOAD4X(2, R11, Z2, X2)
+	LOAD4X(2, R12, Z3, X3)
+	VMOVDQA64 Z28, Z4
+	VPERMI2D Z1, Z0, Z4
+	VMOVDQA64 Z29, Z5
+	VPERMI2D Z1, Z0, Z5
+	VMOVDQA64 Z28, Z6
+	VPERMI2D Z3, Z2, Z6
+	VMOVDQA64 Z29, Z7
+	VPERMI2D Z3, Z2, Z7
+	VSHUFI64X2 $0x44, Z6, Z4, Z8
+	VSHUFI64X2 $0xEE, Z6, Z4, Z9
+	VSHUFI64X2 $0x44, Z7, Z5, Z10
+	VSHUFI64X2 $0xEE, Z7, Z5, Z11
+	VPANDD Z30, Z8, Z0
+	VPANDD Z30, Z9, Z1
+	VPANDD Z30, Z10, Z2
+	VPANDD Z30, Z11, Z3
+	VPSRLD $4, Z8, Z8
+	VPSRLD $4, Z9, Z9
+	VPSRLD $4, Z10, Z10
+	VPSRLD $4, Z11, Z11
+	VPANDD Z30, Z8, Z8
+	VPANDD Z30, Z9, Z9
+	VPANDD Z30, Z10, Z10
+	VPANDD Z30, Z11, Z11
+	VMOVDQU64 Z0, 0(DI)
+	VMOVDQU64 Z1, 64(DI)
+	VMOVDQU64 Z2, 128(DI)
+	VMOVDQU64 Z3, 192(DI)
+	VMOVDQU64 Z8, 256(DI)
+	VMOVDQU64 Z9, 320(DI)
+	VMOVDQU64 Z10, 384(DI)
+	VMOVDQU64 Z11, 448(DI)
+	PACKSCALES
+	ADDQ $18, SI
+	ADDQ $18, R8
+	ADDQ $18, R11
+	ADDQ $18, R12
+	ADDQ $576, DI
+	DECQ CX
+	JNZ p4loop
+p4done:
+	VZEROUPPER
+	RET
+
+// Zdst = [row base (32 bytes at off) | row base+ws]; second form for rows
+// base+2ws, base+3ws.
+#define LOAD2Y01(off, base, z, y) \
+	VMOVDQU off(base), y; \
+	VINSERTI64X4 $1, off(base)(R9*1), z, z
+
+#define LOAD2Y23(off, base, z, y) \
+	VMOVDQU off(base)(R9*2), y; \
+	VINSERTI64X4 $1, off(base)(R10*1), z, z
+
+// func gemmPackQ8_0(nblk int, w *byte, ws int, dst *byte)
+//
+// gemmPackQ4_0's layout for Q8_0 weights, each byte stored as w+128.
+TEXT ·gemmPackQ8_0(SB), NOSPLIT, $0-32
+	PACKARGS
+	VMOVDQU64 q8C<>(SB), Z24
+	VMOVDQU64 q8D<>(SB), Z25
+	VMOVDQU64 q8E<>(SB), Z26
+	VMOVDQU64 q8F<>(SB), Z27
+	VPBROADCASTD gemm80<>(SB), Z28
+	TESTQ CX, CX
+	JZ p8done
+p8loop:
+	LOAD2Y01(2, SI, Z0, Y0)
+	LOAD2Y23(2, SI, Z1, Y1)
+	LOAD2Y01(2, R8, Z2, Y2)
+	LOAD2Y23(2, R8, Z3, Y3)
+	LOAD2Y01(2, R11, Z4, Y4)
+	LOAD2Y23(2, R11, Z5, Y5)
+	LOAD2Y01(2, R12, Z6, Y6)
+	LOAD2Y23(2, R12, Z7, Y7)
+	// Stage 1: C_p (Z8..Z11) dwords 0..3, D_p (Z12..Z15) dwords 4..7 of rows 4p..4p+3.
+	VMOVDQA64 Z24, Z8
+	VPERMI2D Z1, Z0, Z8
+	VMOVDQA64 Z25, Z12
+	VPERMI2D Z1, Z0, Z12
+	VMOVDQA64 Z24, Z9
+	VPERMI2D Z3, Z2, Z9
+	VMOVDQA64 Z25, Z13
+	VPERMI2D Z3, Z2, Z13
+	VMOVDQA64 Z24, Z10
+	VPERMI2D Z5, Z4, Z10
+	VMOVDQA64 Z25, Z14
+	VPERMI2D Z5, Z4, Z14
+	VMOVDQA64 Z24, Z11
+	VPERMI2D Z7, Z6, Z11
+	VMOVDQA64 Z25, Z15
+	VPERMI2D Z7, Z6, Z15
+	// Stage 2: dword pairs of rows 0..7 (Z16..Z19) and 8..15 (Z20..Z23).
+	VMOVDQA64 Z26, Z16
+	VPERMI2D Z9, Z8, Z16
+	VMOVDQA64 Z27, Z17
+	VPERMI2D Z9, Z8, Z17
+	VMOVDQA64 Z26, Z18
+	VPERMI2D Z13, Z12, Z18
+	VMOVDQA64 Z27, Z19
+	VPERMI2D Z13, Z12, Z19
+	VMOVDQA64 Z26, Z20
+	VPERMI2D Z11, Z10, Z20
+	VMOVDQA64 Z27, Z21
+	VPERMI2D Z11, Z10, Z21
+	VMOVDQA64 Z26, Z22
+	VPERMI2D Z15, Z14, Z22
+	VMOVDQA64 Z27, Z23
+	VPERMI2D Z15, Z14, Z23
+	// Stage 3: dword j of rows 0..15.
+	VSHUFI64X2 $0x44, Z20, Z16, Z0
+	VSHUFI64X2 $0xEE, Z20, Z16, Z1
+	VSHUFI64X2 $0x44, Z21, Z17, Z2
+	VSHUFI64X2 $0xEE, Z21, Z17, Z3
+	VSHUFI64X2 $0x44, Z22, Z18, Z4
+	VSHUFI64X2 $0xEE, Z22, Z18, Z5
+	VSHUFI64X2 $0x44, Z23, Z19, Z6
+	VSHUFI64X2 $0xEE, Z23, Z19, Z7
+	VPXORD Z28, Z0, Z0
+	VPXORD Z28, Z1, Z1
+	VPXORD Z28, Z2, Z2
+	VPXORD Z28, Z3, Z3
+	VPXORD Z28, Z4, Z4
+	VPXORD Z28, Z5, Z5
+	VPXORD Z28, Z6, Z6
+	VPXORD Z28, Z7, Z7
+	VMOVDQU64 Z0, 0(DI)
+	VMOVDQU64 Z1, 64(DI)
+	VMOVDQU64 Z2, 128(DI)
+	VMOVDQU64 Z3, 192(DI)
+	VMOVDQU64 Z4, 256(DI)
+	VMOVDQU64 Z5, 320(DI)
+	VMOVDQU64 Z6, 384(DI)
+	VMOVDQU64 Z7, 448(DI)
+	PACKSCALES
+	ADDQ $34, SI
+	ADDQ $34, R8
+	ADDQ $34, R11
+	ADDQ $34, R12
+	ADDQ $576, DI
+	DECQ CX
+	JNZ p8loop
+p8done:
+	VZEROUPPER
+	RET
+
+// func gemmPrepQ8_0(nblk int, a *byte, off int, dst *byte, stride int)
+//
+// For each of nblk consecutive Q8_0 activation blocks at a: int32 -off·Σq at
+// dst and the f32 scale at dst+4, then dst += stride. Σq = Σ(q^0x80) - 4096,
+// with VPSADBW summing the unsigned bytes.
+TEXT ·gemmPrepQ8_0(SB), NOSPLIT, $0-40
+	MOVQ nblk+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ off+16(FP), R8
+	MOVQ dst+24(FP), DI
+	MOVQ stride+32(FP), R9
+	VPBROADCASTD gemm80<>(SB), Y3
+	VPXOR Y4, Y4, Y4
+	TESTQ CX, CX
+	JZ prepdone
+preploop:
+	VMOVDQU 2(SI), Y0
+	VPXOR Y3, Y0, Y0
+	VPSADBW Y4, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDQ X1, X0, X0
+	VPSHUFD $0x4E, X0, X1
+	VPADDQ X1, X0, X0
+	VMOVQ X0, AX
+	SUBQ $4096, AX
+	IMULQ R8, AX
+	NEGQ AX
+	MOVL AX, 0(DI)
+	MOVWLZX 0(SI), AX
+	VMOVD AX, X2
+	VCVTPH2PS X2, X2
+	VMOVSS X2, 4(DI)
+	ADDQ $34, SI
+	ADDQ R9, DI
+	DECQ CX
+	JNZ preploop
+prepdone:
+	VZEROUPPER
+	RET
+
+// One token's block against the packed weights Z0..Z7 (scales at 512(SI)):
+// iacc = -off·Σa (prep at poff(R11)), += Σ_j VPDPBUSD(W_j, a dword j
+// broadcast), then facc += d_a · (d_w · float(iacc)).
+#define TOK(base, idx, poff, iacc, facc) \
+	VPBROADCASTD poff(R11), iacc; \
+	VPDPBUSD.BCST 2(base)(idx), Z0, iacc; \
+	VPDPBUSD.BCST 6(base)(idx), Z1, iacc; \
+	VPDPBUSD.BCST 10(base)(idx), Z2, iacc; \
+	VPDPBUSD.BCST 14(base)(idx), Z3, iacc; \
+	VPDPBUSD.BCST 18(base)(idx), Z4, iacc; \
+	VPDPBUSD.BCST 22(base)(idx), Z5, iacc; \
+	VPDPBUSD.BCST 26(base)(idx), Z6, iacc; \
+	VPDPBUSD.BCST 30(base)(idx), Z7, iacc; \
+	VCVTDQ2PS iacc, iacc; \
+	VMULPS 512(SI), iacc, iacc; \
+	VFMADD231PS.BCST poff+4(R11), iacc, facc
+
+// TOKB is TOK for a token at base itself (no index register).
+#define TOKB(base, poff, iacc, facc) \
+	VPBROADCASTD poff(R11), iacc; \
+	VPDPBUSD.BCST 2(base), Z0, iacc; \
+	VPDPBUSD.BCST 6(base), Z1, iacc; \
+	VPDPBUSD.BCST 10(base), Z2, iacc; \
+	VPDPBUSD.BCST 14(base), Z3, iacc; \
+	VPDPBUSD.BCST 18(base), Z4, iacc; \
+	VPDPBUSD.BCST 22(base), Z5, iacc; \
+	VPDPBUSD.BCST 26(base), Z6, iacc; \
+	VPDPBUSD.BCST 30(base), Z7, iacc; \
+	VCVTDQ2PS iacc, iacc; \
+	VMULPS 512(SI), iacc, iacc; \
+	VFMADD231PS.BCST poff+4(R11), iacc, facc
+
+#define LOADW \
+	VMOVDQU64 0(SI), Z0; \
+	VMOVDQU64 64(SI), Z1; \
+	VMOVDQU64 128(SI), Z2; \
+	VMOVDQU64 192(SI), Z3; \
+	VMOVDQU64 256(SI), Z4; \
+	VMOVDQU64 320(SI), Z5; \
+	VMOVDQU64 384(SI), Z6; \
+	VMOVDQU64 448(SI), Z7
+
+// func gemmKernel(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+//
+// For ntok tokens t (activation row a+t·as, prep entries prep+8t with
+// blocks pstride apart, outputs y+t·ys), accumulates the nblk packed blocks
+// at pw into the 16 lanes y[t][0..15] selected by mask: from zero if first,
+// else onto y's values, blocks in order. Eight tokens at a time
+// (Z16..Z23), then one at a time.
+TEXT ·gemmKernel(SB), NOSPLIT, $0-88
+	MOVQ a+16(FP), R12
+	MOVQ as+24(FP), R9
+	MOVQ prep+32(FP), R13
+	MOVQ y+48(FP), R14
+	MOVQ ys+56(FP), BX
+	MOVQ ntok+64(FP), AX
+	MOVQ mask+72(FP), DX
+	KMOVW DX, K1
+	LEAQ (R9)(R9*2), R10
+g8group:
+	CMPQ AX, $8
+	JLT g1group
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ g8zero
+	VMOVUPS.Z (R14), K1, Z16
+	VMOVUPS.Z (R14)(BX*1), K1, Z17
+	VMOVUPS.Z (R14)(BX*2), K1, Z18
+	LEAQ (R14)(BX*2), DX
+	VMOVUPS.Z (DX)(BX*1), K1, Z19
+	VMOVUPS.Z (R14)(BX*4), K1, Z20
+	LEAQ (R14)(BX*4), DX
+	VMOVUPS.Z (DX)(BX*1), K1, Z21
+	VMOVUPS.Z (DX)(BX*2), K1, Z22
+	LEAQ (DX)(BX*2), DX
+	VMOVUPS.Z (DX)(BX*1), K1, Z23
+	JMP g8start
+g8zero:
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+g8start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	LEAQ (R12)(R9*4), R8
+	MOVQ R13, R11
+	TESTQ CX, CX
+	JZ g8store
+g8loop:
+	LOADW
+	TOKB(DI, 0, Z8, Z16)
+	TOK(DI, R9*1, 8, Z9, Z17)
+	TOK(DI, R9*2, 16, Z10, Z18)
+	TOK(DI, R10*1, 24, Z11, Z19)
+	TOKB(R8, 32, Z12, Z20)
+	TOK(R8, R9*1, 40, Z13, Z21)
+	TOK(R8, R9*2, 48, Z14, Z22)
+	TOK(R8, R10*1, 56, Z15, Z23)
+	ADDQ $576, SI
+	ADDQ $34, DI
+	ADDQ $34, R8
+	ADDQ pstride+40(FP), R11
+	DECQ CX
+	JNZ g8loop
+g8store:
+	VMOVUPS Z16, K1, (R14)
+	VMOVUPS Z17, K1, (R14)(BX*1)
+	VMOVUPS Z18, K1, (R14)(BX*2)
+	LEAQ (R14)(BX*2), DX
+	VMOVUPS Z19, K1, (DX)(BX*1)
+	VMOVUPS Z20, K1, (R14)(BX*4)
+	LEAQ (R14)(BX*4), DX
+	VMOVUPS Z21, K1, (DX)(BX*1)
+	VMOVUPS Z22, K1, (DX)(BX*2)
+	LEAQ (DX)(BX*2), DX
+	VMOVUPS Z23, K1, (DX)(BX*1)
+	LEAQ (R12)(R9*8), R12
+	ADDQ $64, R13
+	LEAQ (R14)(BX*8), R14
+	SUBQ $8, AX
+	JMP g8group
+g1group:
+	TESTQ AX, AX
+	JZ gdone
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ g1zero
+	VMOVUPS.Z (R14), K1, Z16
+	JMP g1start
+g1zero:
+	VPXORD Z16, Z16, Z16
+g1start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	MOVQ R13, R11
+	TESTQ CX, CX
+	JZ g1store
+g1loop:
+	LOADW
+	TOKB(DI, 0, Z8, Z16)
+	ADDQ $576, SI
+	ADDQ $34, DI
+	ADDQ pstride+40(FP), R11
+	DECQ CX
+	JNZ g1loop
+g1store:
+	VMOVUPS Z16, K1, (R14)
+	ADDQ R9, R12
+	ADDQ $8, R13
+	ADDQ BX, R14
+	DECQ AX
+	JMP g1group
+gdone:
+	VZEROUPPER
+	RET
