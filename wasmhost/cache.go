@@ -173,15 +173,18 @@ func writeManifest(dir, sum string) error {
 	return nil
 }
 
-// pruneStale removes other guests' cache directories under root that have
-// not been touched for staleAge. Errors are ignored: pruning is housekeeping.
-func pruneStale(root, keep string, now time.Time) {
+// pruneStale removes the cache directories under root not named in keep
+// (those of the guests this binary embeds) that have not been touched for
+// staleAge: a directory is written once and then only read, so its age is
+// that of the guest build that made it. Errors are ignored: pruning is
+// housekeeping.
+func pruneStale(root string, keep map[string]bool, now time.Time) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		if !e.IsDir() || e.Name() == keep || !isHexKey(e.Name()) {
+		if !e.IsDir() || keep[e.Name()] || !isHexKey(e.Name()) {
 			continue
 		}
 		info, err := e.Info()

@@ -150,9 +150,45 @@ func TestCacheKeyedByGuest(t *testing.T) {
 	}
 }
 
+// The directories of the guests this binary embeds, in either termination
+// mode, are never pruned as stale: each is written once and then only read,
+// so its age says nothing about whether it is in use.
+func TestPruneKeepsEmbeddedGuests(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-2 * staleAge)
+	var dirs []string
+	for _, g := range guests {
+		for _, strict := range []bool{false, true} {
+			d := cacheDirFor(root, cacheKey(g.SHA256(), strict))
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(d, old, old)
+			dirs = append(dirs, d)
+		}
+	}
+	gone := cacheDirFor(root, cacheKey(sumOf([]byte("an old guest")), false))
+	os.MkdirAll(gone, 0o700)
+	os.Chtimes(gone, old, old)
+	openTiny(t, root)
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("embedded guest's directory pruned: %v", err)
+		}
+	}
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("stale directory of an old guest kept: %v", err)
+	}
+}
+
 func TestGuestSumIsCurrent(t *testing.T) {
-	if got := sumOfGuest(); got != GuestSHA256() {
-		t.Fatalf("guest_sum.go says %s, the embedded guest hashes to %s: run go generate ./wasmhost/...", GuestSHA256(), got)
+	for _, g := range guests {
+		if got := sumOfEmbedded(g); got != g.SHA256() {
+			t.Errorf("%v guest: the generated sum is %s, the embedded guest hashes to %s: run go generate ./wasmhost/...", g, g.SHA256(), got)
+		}
+	}
+	if GuestSHA256() != GuestFull.SHA256() {
+		t.Error("GuestSHA256 is not the full guest's")
 	}
 }
 
@@ -165,12 +201,12 @@ func TestDiskCacheMidEntryCorruption(t *testing.T) {
 	}
 	root := t.TempDir()
 	ctx := context.Background()
-	h, err := New(ctx, Config{CacheDir: root})
+	h, err := New(ctx, Config{CacheDir: root, Guest: GuestInspect})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.Close(ctx)
-	dir := cacheDirFor(root, cacheKey(GuestSHA256(), false))
+	dir := cacheDirFor(root, cacheKey(GuestInspect.SHA256(), false))
 	entry, _ := cacheEntry(t, dir)
 	b, err := os.ReadFile(entry)
 	if err != nil {
@@ -183,10 +219,10 @@ func TestDiskCacheMidEntryCorruption(t *testing.T) {
 	if err := os.WriteFile(entry, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if !cacheIntact(dir, cacheKey(GuestSHA256(), false)) {
+	if !cacheIntact(dir, cacheKey(GuestInspect.SHA256(), false)) {
 		t.Fatal("the manifest should not cover the middle of the entry")
 	}
-	h, err = New(ctx, Config{CacheDir: root})
+	h, err = New(ctx, Config{CacheDir: root, Guest: GuestInspect})
 	if err != nil {
 		t.Fatalf("reopen after corruption: %v", err)
 	}

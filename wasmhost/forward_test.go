@@ -11,7 +11,7 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/synth"
 	"github.com/memvanta/memvanta/kernels"
-	"github.com/memvanta/memvanta/wasmhost/job"
+	"github.com/memvanta/memvanta/wasmhost/forwardjob"
 )
 
 // Whole-model differential: greedy runs of small synthetic models, the
@@ -52,7 +52,7 @@ func relDiff(a, b []float32) float64 {
 func TestForwardWasmVsNative(t *testing.T) {
 	h := testHost(t, Config{})
 	ctx := context.Background()
-	o := job.ForwardOptions{Tokens: []int32{1, 17, 42, 99, 250, 3}, Steps: 8, Batch: 4}
+	o := forwardjob.ForwardOptions{Tokens: []int32{1, 17, 42, 99, 250, 3}, Steps: 8, Batch: 4}
 	types := []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0}
 	paths := kernels.Available()
 	if raceEnabled {
@@ -71,10 +71,10 @@ func TestForwardWasmVsNative(t *testing.T) {
 			}
 			for _, k := range paths {
 				var out bytes.Buffer
-				if err := job.Forward(ctx, &out, bytes.NewReader(b), int64(len(b)), o, k); err != nil {
+				if err := forwardjob.Forward(ctx, &out, bytes.NewReader(b), int64(len(b)), o, k); err != nil {
 					t.Fatal(err)
 				}
-				want, err := job.DecodeForward(out.Bytes())
+				want, err := forwardjob.DecodeForward(out.Bytes())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -40,12 +40,12 @@ func FuzzInspectNativeVsSandbox(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		if h, err = New(ctx, Config{MemoryLimit: 64 << 20, CacheDir: filepath.Join(root, "fuzz")}); err != nil {
+		if h, err = New(ctx, Config{MemoryLimit: 64 << 20, CacheDir: filepath.Join(root, "fuzz"), Guest: GuestInspect}); err != nil {
 			f.Fatal(err)
 		}
 		f.Cleanup(func() { h.Close(ctx) })
 	} else {
-		h = testHost(f, Config{MemoryLimit: 64 << 20})
+		h = testHost(f, Config{MemoryLimit: 64 << 20, Guest: GuestInspect})
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, o := range []job.InspectOptions{{JSON: true}, {}} {

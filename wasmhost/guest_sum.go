@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "5e399c12dd9f8bb1fcb7fb277a8198a9c5a11b1b6fa5e369d03ac90f86848140"
+const guestSHA256 = "ec8c4444aa3abea5a0d790b996a75791e2fa3f63027dfb5af8df69e57c64de25"

@@ -1,6 +1,8 @@
-// Package wasmhost runs the embedded WebAssembly guest (wasmhost/guest) under
-// wazero as a sandbox for work on untrusted input, chiefly parsing a GGUF file
-// that may be hostile. The guest gets no environment, no network, fake
+// Package wasmhost runs an embedded WebAssembly guest under wazero as a
+// sandbox for work on untrusted input, chiefly parsing a GGUF file that may
+// be hostile. Two guests are embedded: wasmhost/inspectguest (inspect only,
+// what the CLI runs on untrusted files) and wasmhost/guest (every job, for
+// the cross-target differential tests). The guest gets no environment, no network, fake
 // deterministic clocks and randomness (what Go's wasip1 runtime needs to
 // start), a read-only filesystem holding only the file under inspection, and
 // caps on linear memory, wall time and output. Every cap breach ends in an
@@ -54,6 +56,10 @@ type Config struct {
 	CacheDir string
 	// NoDiskCache keeps compiled code in memory only (tests, read-only homes).
 	NoDiskCache bool
+	// Guest is the embedded guest to run: GuestFull (the zero value) for
+	// every job, GuestInspect for inspect and verify only, which is
+	// smaller and so starts faster.
+	Guest Guest
 	// StrictTermination compiles the guest with wazero's
 	// WithCloseOnContextDone, which stops even a guest spinning in a loop
 	// that makes no host call, at the price of a check on every wasm loop
@@ -112,9 +118,13 @@ type Host struct {
 	abandoned atomic.Int32 // runs given up on whose guest may still execute
 }
 
-// New compiles (or loads from the cache) the embedded guest.
+// New compiles (or loads from the cache) the embedded guest cfg.Guest.
 func New(ctx context.Context, cfg Config) (*Host, error) {
-	return newHost(ctx, cfg, guestWasm, guestSHA256)
+	wasm, sum, err := cfg.Guest.module()
+	if err != nil {
+		return nil, err
+	}
+	return newHost(ctx, cfg, wasm, sum)
 }
 
 // newHost compiles wasm, whose hex SHA-256 is sum ("" to compute it).
@@ -150,7 +160,7 @@ func newHost(ctx context.Context, cfg Config, wasm []byte, sum string) (*Host, e
 	}
 	sum = cacheKey(sum, cfg.StrictTermination)
 	h.cacheDir = cacheDirFor(root, sum)
-	pruneStale(root, filepath.Base(h.cacheDir), time.Now())
+	pruneStale(root, currentKeys(filepath.Base(h.cacheDir)), time.Now())
 	h.state = CacheHit
 	if !cacheIntact(h.cacheDir, sum) {
 		h.state = CacheMiss
@@ -251,6 +261,18 @@ func cacheKey(sum string, strict bool) string {
 		mode = "strict"
 	}
 	return sumOf([]byte(sum + "\x00" + mode))
+}
+
+// currentKeys are the cache directory names pruning must keep: dir and
+// those of every embedded guest in both termination modes.
+func currentKeys(dir string) map[string]bool {
+	keep := map[string]bool{dir: true}
+	for _, g := range guests {
+		for _, strict := range []bool{false, true} {
+			keep[filepath.Base(cacheDirFor("", cacheKey(g.SHA256(), strict)))] = true
+		}
+	}
+	return keep
 }
 
 func sumOf(b []byte) string {

@@ -12,11 +12,13 @@ import (
 	"github.com/tetratelabs/wazero"
 )
 
-// The guest is compiled once per test binary: every test host shares one
-// in-memory compilation cache, whatever its caps.
+// Each guest is compiled once per test binary: every test host shares one
+// in-memory compilation cache per guest and termination mode, whatever its
+// caps (wazero's cache ignores compile options, and a cache holding both
+// guests would serve either).
 var (
-	sharedOnce  sync.Once
-	sharedCache [2]wazero.CompilationCache
+	sharedMu    sync.Mutex
+	sharedCache = map[[2]int]wazero.CompilationCache{}
 )
 
 func testHost(t testing.TB, cfg Config) *Host {
@@ -24,14 +26,16 @@ func testHost(t testing.TB, cfg Config) *Host {
 	if cfg.StrictTermination && raceEnabled {
 		t.Skip("StrictTermination needs a second guest compile, too slow under -race")
 	}
-	// wazero's cache ignores compile options: one cache per termination mode.
-	sharedOnce.Do(func() {
-		sharedCache = [2]wazero.CompilationCache{wazero.NewCompilationCache(), wazero.NewCompilationCache()}
-	})
-	cfg.shared = sharedCache[0]
+	key := [2]int{int(cfg.Guest), 0}
 	if cfg.StrictTermination {
-		cfg.shared = sharedCache[1]
+		key[1] = 1
 	}
+	sharedMu.Lock()
+	if sharedCache[key] == nil {
+		sharedCache[key] = wazero.NewCompilationCache()
+	}
+	cfg.shared = sharedCache[key]
+	sharedMu.Unlock()
 	h, err := New(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -58,37 +62,50 @@ func TestCaps(t *testing.T) {
 		{"stderr past cap", Config{StderrLimit: 1000}, []string{"_flood", "100000", "2"}, ErrOutputLimit, ""},
 		{"panic", Config{}, []string{"_panic"}, nil, ""},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			h := testHost(t, tc.cfg)
-			var out bytes.Buffer
-			stderr, err := h.run(context.Background(), runSpec{args: tc.args, stdout: &out})
-			if tc.name == "panic" {
-				var ee *exitError
-				if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(string(stderr), "panic:") {
-					t.Fatalf("panic: err = %v, stderr %q", err, stderr)
-				}
-				return
+	// Both guests share the start-up and test modes (internal/guestmain);
+	// the strict-termination cases, which compile a guest a second time,
+	// run on the inspect guest, the one facing untrusted files.
+	for _, g := range guests {
+		for _, tc := range tests {
+			if tc.cfg.StrictTermination && g != GuestInspect {
+				continue
 			}
-			if tc.want == nil {
-				if err != nil {
-					t.Fatalf("err = %v; stderr %s", err, stderr)
-				}
-				if !strings.HasPrefix(out.String(), tc.wantOut) {
-					t.Fatalf("stdout = %.40q, want prefix %q", out.String(), tc.wantOut)
-				}
-				return
-			}
-			if !errors.Is(err, tc.want) {
-				t.Fatalf("err = %v, want %v; stderr %.300s", err, tc.want, stderr)
-			}
-			if h.abandoned.Load() != 0 {
-				t.Fatalf("run was abandoned (%v); the guest should have been stopped", err)
-			}
-			if int64(out.Len()) > h.cfg.StdoutLimit {
-				t.Fatalf("stdout received %d bytes, over the %d cap", out.Len(), h.cfg.StdoutLimit)
-			}
-		})
+			tc.cfg.Guest = g
+			t.Run(g.String()+"/"+tc.name, func(t *testing.T) { checkCap(t, tc.cfg, tc.args, tc.want, tc.wantOut) })
+		}
+	}
+}
+
+// checkCap runs the cap-test mode args on a host with cfg and checks it ends
+// in want (nil: success with stdout starting wantOut).
+func checkCap(t *testing.T, cfg Config, args []string, want error, wantOut string) {
+	h := testHost(t, cfg)
+	var out bytes.Buffer
+	stderr, err := h.run(context.Background(), runSpec{args: args, stdout: &out})
+	if args[0] == "_panic" {
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(string(stderr), "panic:") {
+			t.Fatalf("panic: err = %v, stderr %q", err, stderr)
+		}
+		return
+	}
+	if want == nil {
+		if err != nil {
+			t.Fatalf("err = %v; stderr %s", err, stderr)
+		}
+		if !strings.HasPrefix(out.String(), wantOut) {
+			t.Fatalf("stdout = %.40q, want prefix %q", out.String(), wantOut)
+		}
+		return
+	}
+	if !errors.Is(err, want) {
+		t.Fatalf("err = %v, want %v; stderr %.300s", err, want, stderr)
+	}
+	if h.abandoned.Load() != 0 {
+		t.Fatalf("run was abandoned (%v); the guest should have been stopped", err)
+	}
+	if int64(out.Len()) > h.cfg.StdoutLimit {
+		t.Fatalf("stdout received %d bytes, over the %d cap", out.Len(), h.cfg.StdoutLimit)
 	}
 }
 
@@ -97,7 +114,7 @@ func TestParentCancelIsNotTimeLimit(t *testing.T) {
 		if strict && raceEnabled {
 			continue
 		}
-		h := testHost(t, Config{StrictTermination: strict})
+		h := testHost(t, Config{StrictTermination: strict, Guest: GuestInspect})
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		_, err := h.run(ctx, runSpec{args: []string{"_spincall"}})
 		cancel()
@@ -112,7 +129,7 @@ func TestParentCancelIsNotTimeLimit(t *testing.T) {
 // no longer write to the caller's stdout. The loop here is finite (a few
 // seconds at most) so the abandoned goroutine ends on its own.
 func TestAbandonedGuest(t *testing.T) {
-	h := testHost(t, Config{Timeout: 200 * time.Millisecond})
+	h := testHost(t, Config{Timeout: 200 * time.Millisecond, Guest: GuestInspect})
 	var out bytes.Buffer
 	_, err := h.run(context.Background(), runSpec{args: []string{"_spin", "1000000000"}, stdout: &out})
 	if !errors.Is(err, ErrTimeLimit) || !strings.Contains(err.Error(), "abandoned") {

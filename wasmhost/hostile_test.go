@@ -58,6 +58,7 @@ func TestHostileFileHitsCaps(t *testing.T) {
 					t.Fatalf("native: %v", err)
 				}
 			}
+			tc.cfg.Guest = GuestInspect
 			h := testHost(t, tc.cfg)
 			var out bytes.Buffer
 			err := h.InspectReaderAt(context.Background(), bytes.NewReader(tc.file), int64(len(tc.file)), tc.o, &out)

@@ -57,7 +57,7 @@ func (h *Host) Verify(ctx context.Context, path string) error {
 // and the on-disk compilation cache, for `generate`/`bench --verify` before
 // any native mmap of an untrusted file. The error names the file.
 func Verify(ctx context.Context, path string) error {
-	h, err := New(ctx, Config{})
+	h, err := New(ctx, Config{Guest: GuestInspect})
 	if err != nil {
 		return fmt.Errorf("starting the sandbox: %w", err)
 	}

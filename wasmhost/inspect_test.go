@@ -126,7 +126,7 @@ func errString(err error) string {
 
 func TestInspectNativeVsSandbox(t *testing.T) {
 	files := corpusFiles(t)
-	h := testHost(t, Config{})
+	h := testHost(t, Config{Guest: GuestInspect})
 	ctx := context.Background()
 	var ok, failed int
 	for _, path := range files {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/memvanta/memvanta/wasmhost/forwardjob"
 	"github.com/memvanta/memvanta/wasmhost/job"
 	"github.com/memvanta/memvanta/wasmhost/kvec"
 )
@@ -15,6 +16,9 @@ import (
 // portable scalar kernels compiled to wasm, and returns one result per case.
 // Differential tests compare these against the native SIMD path.
 func (h *Host) Kernels(ctx context.Context, cases []kvec.Case) ([]kvec.Result, error) {
+	if err := h.needFull("kernels"); err != nil {
+		return nil, err
+	}
 	var out bytes.Buffer
 	_, err := h.run(ctx, runSpec{
 		args:   []string{"kernels"},
@@ -37,7 +41,10 @@ func (h *Host) Kernels(ctx context.Context, cases []kvec.Case) ([]kvec.Result, e
 // Forward runs a greedy pass of the model in the file at path inside the
 // sandbox on the scalar kernels (see job.Forward); the guest holds the whole
 // model in its memory, so the memory cap must fit it.
-func (h *Host) Forward(ctx context.Context, path string, o job.ForwardOptions) ([]job.Step, error) {
+func (h *Host) Forward(ctx context.Context, path string, o forwardjob.ForwardOptions) ([]forwardjob.Step, error) {
+	if err := h.needFull("forward"); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -58,5 +65,14 @@ func (h *Host) Forward(ctx context.Context, path string, o job.ForwardOptions) (
 	if err != nil {
 		return nil, fmt.Errorf("sandboxed forward: %w", err)
 	}
-	return job.DecodeForward(out.Bytes())
+	return forwardjob.DecodeForward(out.Bytes())
+}
+
+// needFull refuses a job the inspect-only guest does not link, before any
+// guest start.
+func (h *Host) needFull(job string) error {
+	if h.cfg.Guest != GuestFull {
+		return fmt.Errorf("sandboxed %s: the %v guest has no %s job; use GuestFull", job, h.cfg.Guest, job)
+	}
+	return nil
 }

@@ -117,7 +117,7 @@ func inspectSandboxed(ctx context.Context, path string, o job.InspectOptions, me
 		return err
 	}
 	defer f.Close()
-	cfg := wasmhost.Config{MemoryLimit: mem, Timeout: timeout}
+	cfg := wasmhost.Config{MemoryLimit: mem, Timeout: timeout, Guest: wasmhost.GuestInspect}
 	h, err := wasmhost.New(ctx, cfg)
 	if err != nil && !errors.Is(err, wasmhost.ErrMemoryLimit) {
 		// An unusable cache directory (read-only home, full disk) must not

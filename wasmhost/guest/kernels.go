@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/memvanta/memvanta/kernels"
+	"github.com/memvanta/memvanta/wasmhost/internal/guestmain"
 	"github.com/memvanta/memvanta/wasmhost/kvec"
 )
 
@@ -14,24 +15,24 @@ import (
 func runKernels(args []string) int {
 	if len(args) != 0 {
 		fmt.Fprintf(os.Stderr, "guest: kernels takes no arguments, got %q\n", args)
-		return exitUsage
+		return guestmain.ExitUsage
 	}
 	in, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guest: reading kernel vectors: %v\n", err)
-		return exitFail
+		return guestmain.ExitFail
 	}
 	cs, err := kvec.DecodeCases(in)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guest: %v\n", err)
-		return exitFail
+		return guestmain.ExitFail
 	}
 	p := kernels.NewPool(1)
 	defer p.Close()
 	out := kvec.EncodeResults(kvec.RunAll(kernels.Scalar(), p, cs))
 	if _, err := os.Stdout.Write(out); err != nil {
 		fmt.Fprintf(os.Stderr, "guest: writing results: %v\n", err)
-		return exitFail
+		return guestmain.ExitFail
 	}
-	return exitOK
+	return guestmain.ExitOK
 }

@@ -1,4 +1,8 @@
-package job
+// Package forwardjob is the whole-model differential's guest work: a greedy
+// run of a model held in memory, with its command line and binary output
+// codec. It lives apart from package job so that the inspect-only guest,
+// which links job, carries no model or kernel code.
+package forwardjob
 
 import (
 	"context"
@@ -14,6 +18,7 @@ import (
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/model"
 	"github.com/memvanta/memvanta/kernels"
+	"github.com/memvanta/memvanta/wasmhost/job"
 )
 
 // ForwardOptions drive a greedy run for the whole-model differential test.
@@ -65,7 +70,7 @@ func Forward(ctx context.Context, w io.Writer, r io.ReaderAt, size int64, o Forw
 		toks = []int32{next}
 	}
 	if _, err := w.Write(out); err != nil {
-		return &OutputError{Err: err}
+		return &job.OutputError{Err: err}
 	}
 	return nil
 }

@@ -1,4 +1,9 @@
-package main
+// Package guestmain is the start-up and dispatch shared by the two sandbox
+// guests, wasmhost/guest (every job) and wasmhost/inspectguest (inspect
+// only, small so that a sandboxed inspect starts fast), so both read the
+// host's command line, report failures and misbehave for the cap tests in
+// exactly the same way.
+package guestmain
 
 import (
 	"bufio"
@@ -14,12 +19,18 @@ import (
 // fatal error (out of memory, panic), which is why a clean failure uses 1 and
 // a usage error 3.
 const (
-	exitOK    = 0
-	exitFail  = 1 // job failed: stderr holds the error as JSON
-	exitUsage = 3 // the host sent arguments this guest does not understand
+	ExitOK    = 0
+	ExitFail  = 1 // job failed: stderr holds the error as JSON
+	ExitUsage = 3 // the host sent arguments this guest does not understand
 )
 
-func run(args []string) int {
+// Mode runs one job on its arguments (after the mode name) and returns the
+// exit status.
+type Mode func(args []string) int
+
+// Run applies the host's --memlimit prefix and runs the mode args[0] names:
+// one of modes, or a cap-test mode (underscore names, see testMode).
+func Run(args []string, modes map[string]Mode) int {
 	// The host tells the guest its memory cap so the Go collector works
 	// harder near it instead of growing linear memory into the wall; the
 	// headroom covers stacks, data and the runtime's own structures.
@@ -32,20 +43,17 @@ func run(args []string) int {
 	}
 	if len(args) == 0 {
 		fmt.Fprintln(os.Stderr, "guest: no mode")
-		return exitUsage
+		return ExitUsage
+	}
+	if m, ok := modes[args[0]]; ok {
+		return m(args[1:])
 	}
 	switch args[0] {
-	case "inspect":
-		return runInspect(args[1:])
-	case "kernels":
-		return runKernels(args[1:])
-	case "forward":
-		return runForward(args[1:])
 	case "_alloc", "_spin", "_spincall", "_flood", "_panic":
 		return testMode(args[0], args[1:])
 	}
 	fmt.Fprintf(os.Stderr, "guest: unknown mode %q\n", args[0])
-	return exitUsage
+	return ExitUsage
 }
 
 // sink keeps test allocations reachable so the compiler cannot drop them.
@@ -66,7 +74,7 @@ func testMode(mode string, args []string) int {
 			sink = append(sink, b)
 		}
 		fmt.Println(len(sink))
-		return exitOK
+		return ExitOK
 	case "_spin": // loop N times (forever without N) making no host call
 		n, _ := strconv.ParseUint(argOr(args, 0, "0"), 10, 64)
 		x := uint64(1)
@@ -76,7 +84,7 @@ func testMode(mode string, args []string) int {
 		if x == 42 {
 			fmt.Println(x)
 		}
-		return exitOK
+		return ExitOK
 	case "_spincall": // loop forever reading the clock (a host call)
 		var t int64
 		for {
@@ -94,18 +102,18 @@ func testMode(mode string, args []string) int {
 		w := bufio.NewWriterSize(f, 64<<10)
 		for i := 0; i < n; i++ {
 			if err := w.WriteByte('x'); err != nil {
-				return exitFail
+				return ExitFail
 			}
 		}
 		if err := w.Flush(); err != nil {
-			return exitFail
+			return ExitFail
 		}
-		return exitOK
+		return ExitOK
 	case "_panic":
 		var m map[string]int
 		m["x"] = 1
 	}
-	return exitUsage
+	return ExitUsage
 }
 
 func argOr(args []string, i int, def string) string {
