@@ -22,3 +22,24 @@ func scoresF16AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale floa
 //
 //go:noescape
 func accumF16AVX2(out *float32, nq, hd int, w *float32, ws int, vals *byte, stride, n int)
+
+// maxAVX2 returns the largest of n floats (n a positive multiple of 8).
+//
+//go:noescape
+func maxAVX2(x *float32, n int) float32
+
+// expSubSumAVX2 replaces x[i] by e^(x[i]−m) (vector exp, see EXP8) for n
+// a multiple of 8 and returns their float64 sum.
+//
+//go:noescape
+func expSubSumAVX2(x *float32, n int, m float32) float64
+
+// scaleAVX2 multiplies n floats (a multiple of 8) by s.
+//
+//go:noescape
+func scaleAVX2(x *float32, n int, s float32)
+
+// siluMulAVX2 is SiLUMul for n a multiple of 8 with the vector exp.
+//
+//go:noescape
+func siluMulAVX2(gate, up *float32, n int)

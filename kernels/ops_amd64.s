@@ -5,6 +5,144 @@
 
 #include "textflag.h"
 
+// Vector e^x constants, 8 lanes each: range reduction x = n·ln2 + r with
+// ln2 split in a 9-bit high part (n·ln2hi is exact for |n| < 2^15) and the
+// rest, then the Taylor series of e^r to degree 7 on |r| ≤ ln2/2 (truncation
+// < 1e-8 relative) by Horner with FMA, scaled by 2^n through the exponent.
+DATA expLog2e<>+0(SB)/4, $0x3fb8aa3b
+DATA expLog2e<>+4(SB)/4, $0x3fb8aa3b
+DATA expLog2e<>+8(SB)/4, $0x3fb8aa3b
+DATA expLog2e<>+12(SB)/4, $0x3fb8aa3b
+DATA expLog2e<>+16(SB)/4, $0x3fb8aa3b
+DATA expLog2e<>+20(SB)/4, $0x3fb8aa3b
+DATA expLog2e<>+24(SB)/4, $0x3fb8aa3b
+DATA expLog2e<>+28(SB)/4, $0x3fb8aa3b
+GLOBL expLog2e<>(SB), RODATA|NOPTR, $32
+DATA expLn2hi<>+0(SB)/4, $0x3f318000
+DATA expLn2hi<>+4(SB)/4, $0x3f318000
+DATA expLn2hi<>+8(SB)/4, $0x3f318000
+DATA expLn2hi<>+12(SB)/4, $0x3f318000
+DATA expLn2hi<>+16(SB)/4, $0x3f318000
+DATA expLn2hi<>+20(SB)/4, $0x3f318000
+DATA expLn2hi<>+24(SB)/4, $0x3f318000
+DATA expLn2hi<>+28(SB)/4, $0x3f318000
+GLOBL expLn2hi<>(SB), RODATA|NOPTR, $32
+DATA expLn2lo<>+0(SB)/4, $0xb95e8083
+DATA expLn2lo<>+4(SB)/4, $0xb95e8083
+DATA expLn2lo<>+8(SB)/4, $0xb95e8083
+DATA expLn2lo<>+12(SB)/4, $0xb95e8083
+DATA expLn2lo<>+16(SB)/4, $0xb95e8083
+DATA expLn2lo<>+20(SB)/4, $0xb95e8083
+DATA expLn2lo<>+24(SB)/4, $0xb95e8083
+DATA expLn2lo<>+28(SB)/4, $0xb95e8083
+GLOBL expLn2lo<>(SB), RODATA|NOPTR, $32
+DATA expC7<>+0(SB)/4, $0x39500d01
+DATA expC7<>+4(SB)/4, $0x39500d01
+DATA expC7<>+8(SB)/4, $0x39500d01
+DATA expC7<>+12(SB)/4, $0x39500d01
+DATA expC7<>+16(SB)/4, $0x39500d01
+DATA expC7<>+20(SB)/4, $0x39500d01
+DATA expC7<>+24(SB)/4, $0x39500d01
+DATA expC7<>+28(SB)/4, $0x39500d01
+GLOBL expC7<>(SB), RODATA|NOPTR, $32
+DATA expC6<>+0(SB)/4, $0x3ab60b61
+DATA expC6<>+4(SB)/4, $0x3ab60b61
+DATA expC6<>+8(SB)/4, $0x3ab60b61
+DATA expC6<>+12(SB)/4, $0x3ab60b61
+DATA expC6<>+16(SB)/4, $0x3ab60b61
+DATA expC6<>+20(SB)/4, $0x3ab60b61
+DATA expC6<>+24(SB)/4, $0x3ab60b61
+DATA expC6<>+28(SB)/4, $0x3ab60b61
+GLOBL expC6<>(SB), RODATA|NOPTR, $32
+DATA expC5<>+0(SB)/4, $0x3c088889
+DATA expC5<>+4(SB)/4, $0x3c088889
+DATA expC5<>+8(SB)/4, $0x3c088889
+DATA expC5<>+12(SB)/4, $0x3c088889
+DATA expC5<>+16(SB)/4, $0x3c088889
+DATA expC5<>+20(SB)/4, $0x3c088889
+DATA expC5<>+24(SB)/4, $0x3c088889
+DATA expC5<>+28(SB)/4, $0x3c088889
+GLOBL expC5<>(SB), RODATA|NOPTR, $32
+DATA expC4<>+0(SB)/4, $0x3d2aaaab
+DATA expC4<>+4(SB)/4, $0x3d2aaaab
+DATA expC4<>+8(SB)/4, $0x3d2aaaab
+DATA expC4<>+12(SB)/4, $0x3d2aaaab
+DATA expC4<>+16(SB)/4, $0x3d2aaaab
+DATA expC4<>+20(SB)/4, $0x3d2aaaab
+DATA expC4<>+24(SB)/4, $0x3d2aaaab
+DATA expC4<>+28(SB)/4, $0x3d2aaaab
+GLOBL expC4<>(SB), RODATA|NOPTR, $32
+DATA expC3<>+0(SB)/4, $0x3e2aaaab
+DATA expC3<>+4(SB)/4, $0x3e2aaaab
+DATA expC3<>+8(SB)/4, $0x3e2aaaab
+DATA expC3<>+12(SB)/4, $0x3e2aaaab
+DATA expC3<>+16(SB)/4, $0x3e2aaaab
+DATA expC3<>+20(SB)/4, $0x3e2aaaab
+DATA expC3<>+24(SB)/4, $0x3e2aaaab
+DATA expC3<>+28(SB)/4, $0x3e2aaaab
+GLOBL expC3<>(SB), RODATA|NOPTR, $32
+DATA expC2<>+0(SB)/4, $0x3f000000
+DATA expC2<>+4(SB)/4, $0x3f000000
+DATA expC2<>+8(SB)/4, $0x3f000000
+DATA expC2<>+12(SB)/4, $0x3f000000
+DATA expC2<>+16(SB)/4, $0x3f000000
+DATA expC2<>+20(SB)/4, $0x3f000000
+DATA expC2<>+24(SB)/4, $0x3f000000
+DATA expC2<>+28(SB)/4, $0x3f000000
+GLOBL expC2<>(SB), RODATA|NOPTR, $32
+DATA expOne<>+0(SB)/4, $0x3f800000
+DATA expOne<>+4(SB)/4, $0x3f800000
+DATA expOne<>+8(SB)/4, $0x3f800000
+DATA expOne<>+12(SB)/4, $0x3f800000
+DATA expOne<>+16(SB)/4, $0x3f800000
+DATA expOne<>+20(SB)/4, $0x3f800000
+DATA expOne<>+24(SB)/4, $0x3f800000
+DATA expOne<>+28(SB)/4, $0x3f800000
+GLOBL expOne<>(SB), RODATA|NOPTR, $32
+DATA expHi<>+0(SB)/4, $0x42b00000
+DATA expHi<>+4(SB)/4, $0x42b00000
+DATA expHi<>+8(SB)/4, $0x42b00000
+DATA expHi<>+12(SB)/4, $0x42b00000
+DATA expHi<>+16(SB)/4, $0x42b00000
+DATA expHi<>+20(SB)/4, $0x42b00000
+DATA expHi<>+24(SB)/4, $0x42b00000
+DATA expHi<>+28(SB)/4, $0x42b00000
+GLOBL expHi<>(SB), RODATA|NOPTR, $32
+DATA expLo<>+0(SB)/4, $0xc2ad0000
+DATA expLo<>+4(SB)/4, $0xc2ad0000
+DATA expLo<>+8(SB)/4, $0xc2ad0000
+DATA expLo<>+12(SB)/4, $0xc2ad0000
+DATA expLo<>+16(SB)/4, $0xc2ad0000
+DATA expLo<>+20(SB)/4, $0xc2ad0000
+DATA expLo<>+24(SB)/4, $0xc2ad0000
+DATA expLo<>+28(SB)/4, $0xc2ad0000
+GLOBL expLo<>(SB), RODATA|NOPTR, $32
+
+// EXP8(x, t, u, v) replaces the 8 floats of x by e^x. Inputs are clamped
+// to [-86.5, 88] so 2^n stays a normal float; inputs below -86.5 (including
+// -Inf) give 0 (the true value is < 3e-38); NaN is not propagated. t, u, v
+// are scratch.
+#define EXP8(x, t, u, v) \
+	VCMPPS $1, expLo<>(SB), x, u; \
+	VMAXPS expLo<>(SB), x, x; \
+	VMINPS expHi<>(SB), x, x; \
+	VMULPS expLog2e<>(SB), x, v; \
+	VROUNDPS $0, v, v; \
+	VFNMADD231PS expLn2hi<>(SB), v, x; \
+	VFNMADD231PS expLn2lo<>(SB), v, x; \
+	VCVTPS2DQ v, v; \
+	VPSLLD $23, v, v; \
+	VMOVUPS expC7<>(SB), t; \
+	VFMADD213PS expC6<>(SB), x, t; \
+	VFMADD213PS expC5<>(SB), x, t; \
+	VFMADD213PS expC4<>(SB), x, t; \
+	VFMADD213PS expC3<>(SB), x, t; \
+	VFMADD213PS expC2<>(SB), x, t; \
+	VFMADD213PS expOne<>(SB), x, t; \
+	VFMADD213PS expOne<>(SB), x, t; \
+	VPADDD v, t, x; \
+	VANDNPS x, u, x
+
 // Horizontal sum of the 8 floats of a+b into lane 0 of xa (t is scratch).
 #define HSUM2(a, b, xa, t) \
 	VADDPS b, a, a; \
@@ -234,5 +372,108 @@ acnext:
 	DECQ R11
 	JMP acp
 acdone:
+	VZEROUPPER
+	RET
+
+// func maxAVX2(x *float32, n int) float32
+// n is a positive multiple of 8.
+TEXT ·maxAVX2(SB), NOSPLIT, $0-20
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VMOVUPS 0(SI), Y0
+	ADDQ $32, SI
+	SUBQ $8, CX
+mxl:
+	TESTQ CX, CX
+	JZ mxh
+	VMAXPS 0(SI), Y0, Y0
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP mxl
+mxh:
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0x4E, X0, X1
+	VMAXPS X1, X0, X0
+	VMOVSHDUP X0, X1
+	VMAXSS X1, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+16(FP)
+	RET
+
+// func expSubSumAVX2(x *float32, n int, m float32) float64
+// x[i] = e^(x[i]-m) for n (a positive multiple of 8) elements; returns
+// their sum accumulated in float64.
+TEXT ·expSubSumAVX2(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS m+16(FP), Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+esl:
+	TESTQ CX, CX
+	JZ esdone
+	VMOVUPS 0(SI), Y0
+	VSUBPS Y9, Y0, Y0
+	EXP8(Y0, Y1, Y2, Y3)
+	VMOVUPS Y0, 0(SI)
+	VCVTPS2PD X0, Y4
+	VEXTRACTF128 $1, Y0, X5
+	VCVTPS2PD X5, Y5
+	VADDPD Y4, Y10, Y10
+	VADDPD Y5, Y11, Y11
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP esl
+esdone:
+	VADDPD Y11, Y10, Y10
+	VEXTRACTF128 $1, Y10, X11
+	VADDPD X11, X10, X10
+	VPERMILPD $1, X10, X11
+	VADDSD X11, X10, X10
+	VZEROUPPER
+	MOVSD X10, ret+24(FP)
+	RET
+
+// func scaleAVX2(x *float32, n int, s float32)
+// x[i] *= s for n (a multiple of 8) elements.
+TEXT ·scaleAVX2(SB), NOSPLIT, $0-20
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS s+16(FP), Y9
+scl:
+	TESTQ CX, CX
+	JZ scldone
+	VMULPS 0(SI), Y9, Y0
+	VMOVUPS Y0, 0(SI)
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP scl
+scldone:
+	VZEROUPPER
+	RET
+
+// func siluMulAVX2(gate, up *float32, n int)
+// gate[i] = gate[i] / (1 + e^-gate[i]) * up[i] for n (a multiple of 8).
+TEXT ·siluMulAVX2(SB), NOSPLIT, $0-24
+	MOVQ gate+0(FP), DI
+	MOVQ up+8(FP), SI
+	MOVQ n+16(FP), CX
+	VXORPS Y8, Y8, Y8
+smloop:
+	TESTQ CX, CX
+	JZ smdone
+	VMOVUPS 0(DI), Y6
+	VSUBPS Y6, Y8, Y0
+	EXP8(Y0, Y1, Y2, Y3)
+	VADDPS expOne<>(SB), Y0, Y0
+	VDIVPS Y0, Y6, Y6
+	VMULPS 0(SI), Y6, Y6
+	VMOVUPS Y6, 0(DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP smloop
+smdone:
 	VZEROUPPER
 	RET

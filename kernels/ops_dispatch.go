@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 )
 
 // Attention and f32 vector ops with a per-path implementation. They are
@@ -124,4 +125,54 @@ func AccumF16(out []float32, nq, hd int, w []float32, ws int, vals []byte, strid
 			AddScaled(out[j*hd:(j+1)*hd], v, w[j*ws+p])
 		}
 	}
+}
+
+// Softmax is the package Softmax; on SIMD paths the max, exponentials and
+// scaling run 8 lanes at a time with a vector e^x (degree-7 Taylor after
+// range reduction, a few ulp; see EXP8 in ops_amd64.s and TestSoftmaxSIMD
+// for the bound) and the sum is still accumulated in float64. Masked (-Inf)
+// entries become 0 and an all -Inf row becomes all 0, as in the package
+// function.
+func (k *Impl) Softmax(x []float32) {
+	if !k.simdOps() || len(x) < 8 {
+		Softmax(x)
+		return
+	}
+	n8 := len(x) &^ 7
+	m := maxAVX2(&x[0], n8)
+	for _, v := range x[n8:] {
+		if v > m {
+			m = v
+		}
+	}
+	if math.IsInf(float64(m), -1) {
+		clear(x)
+		return
+	}
+	sum := expSubSumAVX2(&x[0], n8, m)
+	for i := n8; i < len(x); i++ {
+		e := float32(math.Exp(float64(x[i] - m)))
+		x[i] = e
+		sum += float64(e)
+	}
+	s := float32(1 / sum)
+	scaleAVX2(&x[0], n8, s)
+	for i := n8; i < len(x); i++ {
+		x[i] *= s
+	}
+}
+
+// SiLUMul is the package SiLUMul; on SIMD paths whole groups of 8 use the
+// vector e^x (see Softmax) and a vector divide, the rest the package code.
+func (k *Impl) SiLUMul(gate, up []float32) {
+	if len(up) < len(gate) {
+		panic(fmt.Sprintf("kernels: SiLUMul: len(gate)=%d > len(up)=%d", len(gate), len(up)))
+	}
+	n8 := len(gate) &^ 7
+	if !k.simdOps() || n8 == 0 {
+		SiLUMul(gate, up)
+		return
+	}
+	siluMulAVX2(&gate[0], &up[0], n8)
+	SiLUMul(gate[n8:], up[n8:len(gate)])
 }

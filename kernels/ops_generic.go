@@ -17,3 +17,13 @@ func scoresF16AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale floa
 func accumF16AVX2(out *float32, nq, hd int, w *float32, ws int, vals *byte, stride, n int) {
 	panic("kernels: no assembly ops on this architecture")
 }
+
+func maxAVX2(x *float32, n int) float32 { panic("kernels: no assembly ops on this architecture") }
+
+func expSubSumAVX2(x *float32, n int, m float32) float64 {
+	panic("kernels: no assembly ops on this architecture")
+}
+
+func scaleAVX2(x *float32, n int, s float32) { panic("kernels: no assembly ops on this architecture") }
+
+func siluMulAVX2(gate, up *float32, n int) { panic("kernels: no assembly ops on this architecture") }

@@ -215,3 +215,81 @@ func TestAttnOpsGeometryPanics(t *testing.T) {
 		})
 	}
 }
+
+// TestSoftmaxSIMD bounds the SIMD softmax against the package one per
+// element. The vector e^r is the degree-7 Taylor polynomial on |r| ≤ ln2/2
+// (truncation ≤ 0.347⁸/8! < 0.1u relative, u = 2⁻²⁴) evaluated by Horner
+// with FMA (≤ 1.6u: one rounding per step, each earlier one damped by |r|),
+// after a reduction r = x − n·ln2 whose n·ln2hi part is exact and whose
+// ln2lo part and subtraction add ≤ 0.4u relative to e^r; the reference
+// math.Exp rounds once to f32 (0.5u). So each exponential is within 2.6u
+// of the reference's, and so is the float64 sum; the reciprocal and the
+// product round once more on each side (2u). Hence |got−want| ≤ 8u·want,
+// plus 3e-38 for inputs below −86.5 that the vector exp flushes to 0.
+func TestSoftmaxSIMD(t *testing.T) {
+	const u = 1.0 / (1 << 24)
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, k := range Available() {
+		for _, n := range opsSizes {
+			for trial := 0; trial < 3; trial++ {
+				x := randF32s(r, n, []float64{1, 5, 30}[trial])
+				for i := range x {
+					if r.IntN(10) == 0 {
+						x[i] = float32(math.Inf(-1)) // masked
+					}
+				}
+				want := append([]float32(nil), x...)
+				Softmax(want)
+				got := append([]float32(nil), x...)
+				k.Softmax(got)
+				for i := range want {
+					tol := 8*u*float64(want[i]) + 3e-38
+					if d := math.Abs(float64(got[i]) - float64(want[i])); d > tol {
+						t.Fatalf("%s n=%d trial %d: [%d] = %v, reference %v (bound %g)", k.Name, n, trial, i, got[i], want[i], tol)
+					}
+				}
+			}
+		}
+		x := []float32{float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1)),
+			float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}
+		k.Softmax(x)
+		for i, v := range x {
+			if v != 0 {
+				t.Fatalf("%s: all -Inf row: [%d] = %v, want 0", k.Name, i, v)
+			}
+		}
+	}
+}
+
+// TestSiLUMulSIMD bounds the SIMD SwiGLU against the package one. With the
+// vector e^x within 2.6u of the reference's rounded exponential (see
+// TestSoftmaxSIMD), 1+e, the divide and the product each round once on
+// each side (6u), so |got−want| ≤ 9u·|want|; gates below −86.5 saturate
+// e^−g at e^88 instead of +Inf, which moves a result that is ~0 by at most
+// |g|·|up|/e^88, and gates above 86.5 flush e^−g to 0 (an
+// error far below u·|g|).
+func TestSiLUMulSIMD(t *testing.T) {
+	const u = 1.0 / (1 << 24)
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, k := range Available() {
+		for _, n := range opsSizes {
+			g := randF32s(r, n, 4)
+			up := randF32s(r, n, 2)
+			for i := range g {
+				if r.IntN(12) == 0 {
+					g[i] = float32(r.NormFloat64() * 100)
+				}
+			}
+			want := append([]float32(nil), g...)
+			SiLUMul(want, up)
+			got := append([]float32(nil), g...)
+			k.SiLUMul(got, up)
+			for i := range want {
+				tol := 9*u*math.Abs(float64(want[i])) + 1.01*math.Abs(float64(g[i])*float64(up[i]))/math.Exp(88)
+				if d := math.Abs(float64(got[i]) - float64(want[i])); d > tol {
+					t.Fatalf("%s n=%d: [%d] g=%v up=%v: %v, reference %v (bound %g)", k.Name, n, i, g[i], up[i], got[i], want[i], tol)
+				}
+			}
+		}
+	}
+}
