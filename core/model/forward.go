@@ -356,10 +356,18 @@ func (m *Model) project(x []float32, nb, cols int, ps ...proj) error {
 			idx = nd
 			done[nd] = at
 			nd++
-			for b := 0; b < nb; b++ {
-				if err := kernels.QuantizeAct(at, x[b*cols:(b+1)*cols], m.actBuf[idx][b*arb:(b+1)*arb]); err != nil {
-					return err
-				}
+			buf := m.actBuf[idx]
+			if err := kernels.QuantizeAct(at, x[:cols], buf[:arb]); err != nil {
+				return err
+			}
+			// The other rows have the same geometry, so they cannot fail;
+			// in prefill they are spread over the pool.
+			if nb > 1 {
+				m.pool.Run(nb-1, 1, func(lo, hi int) {
+					for b := lo + 1; b <= hi; b++ {
+						_ = kernels.QuantizeAct(at, x[b*cols:(b+1)*cols], buf[b*arb:(b+1)*arb])
+					}
+				})
 			}
 		}
 		a := m.actBuf[idx][:nb*arb]
@@ -452,7 +460,11 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 		proj{m.types[sUp], T(sUp), F, m.up}); err != nil {
 		return err
 	}
-	kernels.SiLUMul(m.gate[:nb*F], m.up[:nb*F])
+	if nb == 1 {
+		m.k.SiLUMul(m.gate[:F], m.up[:F])
+	} else {
+		m.pool.Run(nb, 1, func(lo, hi int) { m.k.SiLUMul(m.gate[lo*F:hi*F], m.up[lo*F:hi*F]) })
+	}
 	if err := m.project(m.gate, nb, F, proj{m.types[sDown], T(sDown), E, m.tmp}); err != nil {
 		return err
 	}
@@ -553,7 +565,7 @@ func (m *Model) attendF16(l, pos0, b0, b1, g int, sc *attnScratch) {
 	}
 	for j := 0; j < nq; j++ {
 		n := pos0 + b0 + j/group + 1
-		kernels.Softmax(S[j*ws : j*ws+n])
+		m.k.Softmax(S[j*ws : j*ws+n])
 	}
 	out := sc.out[:nq*hd]
 	clear(out)
@@ -595,7 +607,7 @@ func (m *Model) attend(l, pos, g int, q, out []float32, sc *attnScratch) {
 		for p := 0; p < n; p++ {
 			s[p] = dot(hd, m.kv.keyHead(l, p, g), qb) * scale
 		}
-		kernels.Softmax(s)
+		m.k.Softmax(s)
 		clear(out[h*hd : (h+1)*hd])
 	}
 	for p := 0; p < n; p++ {
