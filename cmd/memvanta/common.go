@@ -27,6 +27,7 @@ type modelFlags struct {
 	kv        string
 	mem       string
 	memBudget string
+	memStream string
 	verify    bool
 }
 
@@ -38,6 +39,7 @@ func (mf *modelFlags) register(fs *flag.FlagSet, defaultCtx int) {
 	fs.StringVar(&mf.kv, "kv", "f16", "KV cache `type`: f32, f16 or q8_0")
 	fs.StringVar(&mf.mem, "mem", "resident", "weight memory `mode`: resident (map the whole file) or budget (stream within --mem-budget)")
 	fs.StringVar(&mf.memBudget, "mem-budget", "", "weight cache `size` for --mem budget, e.g. 512MiB (implies --mem budget)")
+	fs.StringVar(&mf.memStream, "mem-stream", "", "how --mem budget streams weights: map (populate the file mapping ahead, drop it behind) or copy (pread into cache buffers); empty = the runtime's default")
 	fs.BoolVar(&mf.verify, "verify", false, "validate the file in the wasm sandbox before mapping it natively (for untrusted files)")
 }
 
@@ -68,6 +70,9 @@ func (mf *modelFlags) validate() error {
 		}
 	default:
 		return fmt.Errorf("--mem %q: must be resident or budget", mf.mem)
+	}
+	if mf.memStream != "" && mf.mem != "budget" {
+		return errors.New("--mem-stream applies to --mem budget only")
 	}
 	return nil
 }
@@ -124,6 +129,7 @@ func openModel(ctx context.Context, mf *modelFlags) (*loaded, error) {
 			return nil, fmt.Errorf("--mem-budget %q: %w", mf.memBudget, err)
 		}
 		opt.Budget = b
+		opt.Stream = mf.memStream
 	}
 	rt, err := mvrt.Open(ctx, mf.path, opt)
 	if err != nil {

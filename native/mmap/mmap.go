@@ -61,6 +61,7 @@ type Map struct {
 	data   []byte // nil for an empty file
 	region []byte // the address-space reservation data lies in (Close unmaps it)
 	size   int64
+	pm     pagemap // for HugeRanges
 }
 
 // Open maps path read-only. MAP_SHARED: pages are the page cache's own, so
@@ -276,6 +277,10 @@ func (m *Map) Close() error {
 	if m.region != nil {
 		err = unix.Munmap(m.region)
 		m.data, m.region = nil, nil
+	}
+	if m.pm.f != nil {
+		_ = m.pm.f.Close() // read-only proc file; nothing to flush
+		m.pm.f = nil
 	}
 	if m.f != nil {
 		if cerr := m.f.Close(); err == nil {

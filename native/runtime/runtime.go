@@ -58,6 +58,14 @@ type Options struct {
 	// again (MADV_DONTNEED) on eviction, so the graph reads the page cache
 	// in place. Both hold the weights' share of RSS within Budget.
 	Stream string
+	// KeepPageCache (budget map stream) forbids re-reading parts of the
+	// file that the page cache holds in small folios. By default the
+	// runtime re-reads each such 2 MiB chunk once, so it comes back in one
+	// huge folio that maps with a single PMD entry: see native/mmap/huge.go
+	// for why that decides map mode's speed. The re-read drops those pages
+	// from the page cache first (never pages another process maps) and
+	// stops after a few attempts that bring no huge folio.
+	KeepPageCache bool
 	// Threads is the compute thread count; the runtime itself uses one
 	// loader goroutine and does not size anything by it.
 	Threads int

@@ -99,8 +99,10 @@ func TestModes(t *testing.T) {
 		{Mode: Budget, Budget: 64 << 20},  // everything fits
 		{Mode: Budget, Budget: 200 << 10, Stream: StreamMap},
 		{Mode: Budget, Budget: 64 << 20, Stream: StreamMap},
+		{Mode: Budget, Budget: 200 << 10, Stream: StreamCopy},
+		{Mode: Budget, Budget: 200 << 10, Stream: StreamMap, KeepPageCache: true},
 	} {
-		t.Run(fmt.Sprintf("%s-%s-%d", opt.Mode, opt.Stream, opt.Budget), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s-%s-%d-keep%v", opt.Mode, opt.Stream, opt.Budget, opt.KeepPageCache), func(t *testing.T) {
 			md, err := Open(context.Background(), path, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -155,6 +157,18 @@ func TestModes(t *testing.T) {
 			}
 			if len(s.PerPass) != passes {
 				t.Errorf("%d per-pass records", len(s.PerPass))
+			}
+			if md.opt.Stream == StreamMap {
+				// Every loaded byte is counted as mapped huge or small,
+				// unless the kernel cannot report mappings (both zero).
+				if got := s.HugeMappedBytes + s.SmallMappedBytes; got != s.BytesMoved && got != 0 {
+					t.Errorf("map stream: huge %d + small %d != moved %d", s.HugeMappedBytes, s.SmallMappedBytes, s.BytesMoved)
+				}
+				if opt.KeepPageCache && s.RecachedBytes != 0 {
+					t.Errorf("KeepPageCache: recached %d bytes", s.RecachedBytes)
+				}
+			} else if s.HugeMappedBytes+s.SmallMappedBytes+s.RecachedBytes != 0 {
+				t.Errorf("%s: huge-mapping counters set: %+v", opt.Mode, s)
 			}
 			switch {
 			case opt.Mode == Budget && opt.Budget < planBytes:

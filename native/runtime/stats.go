@@ -42,9 +42,16 @@ type Stats struct {
 	LateArrivals int64         `json:"late_arrivals"`
 	// PeakWeightBytes is the most weight data held in cache buffers at once
 	// (budget mode; in resident mode the mapping is the page cache's).
-	PeakWeightBytes int64           `json:"peak_weight_bytes"`
-	Depth           int             `json:"depth"`         // current look-ahead
-	LastDecision    policy.Decision `json:"last_decision"` // the policy's latest verdict
+	PeakWeightBytes int64 `json:"peak_weight_bytes"`
+	// Budget map stream: weight bytes that were mapped by huge (PMD)
+	// entries after loading, those mapped by 4 KiB entries (each costs a
+	// fresh page-table entry per pass; see native/mmap/huge.go), and bytes
+	// re-read from storage to bring the page cache into huge folios.
+	HugeMappedBytes  int64           `json:"huge_mapped_bytes,omitempty"`
+	SmallMappedBytes int64           `json:"small_mapped_bytes,omitempty"`
+	RecachedBytes    int64           `json:"recached_bytes,omitempty"`
+	Depth            int             `json:"depth"`         // current look-ahead
+	LastDecision     policy.Decision `json:"last_decision"` // the policy's latest verdict
 	// Faults since Open, from getrusage (process-wide).
 	MinorFaults int64 `json:"minor_faults"`
 	MajorFaults int64 `json:"major_faults"`

@@ -3,10 +3,12 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,6 +59,7 @@ type weights struct {
 	cache *cache.Cache
 	pf    *prefetch.Prefetcher
 	depth int
+	huge  *hugeState // map stream: page-cache folio repair; used by the loader only
 
 	// telemetry. moved is atomic because the loader adds to it without
 	// w.mu (which Close holds while stopping the loader).
@@ -80,6 +83,9 @@ func newWeights(st *store.Store, opt Options, pcfg policy.Config) (*weights, err
 	if opt.Mode == Budget {
 		w.tot.Budget = opt.Budget
 		w.tot.Stream = opt.Stream
+		if opt.Stream == StreamMap {
+			w.huge = newHugeState(st.Map().Size(), !opt.KeepPageCache)
+		}
 	}
 	return w, nil
 }
@@ -109,14 +115,17 @@ func (w *weights) Declare(p model.Plan) error {
 			return fmt.Errorf("runtime: plan group %d (%q) has no tensors", i, pg.Name)
 		}
 		g := group{name: pg.Name}
+		var spans []span // budget map stream: what populating each tensor maps
 		for _, name := range pg.Tensors {
 			t, ok := w.st.Tensor(name)
 			if !ok {
 				return fmt.Errorf("runtime: plan group %q names tensor %q, which the file does not have", pg.Name, name)
 			}
 			g.tensors = append(g.tensors, t)
-			if w.mapped() {
+			if w.opt.Mode == Resident {
 				g.size += pageSpan(t.Off, int64(t.Info.Size))
+			} else if w.mapped() {
+				spans = append(spans, mappedSpan(t.Off, int64(t.Info.Size), w.st.Map().Size()))
 			} else {
 				g.size = (g.size + tensorAlign - 1) / tensorAlign * tensorAlign
 				g.offs = append(g.offs, g.size)
@@ -130,6 +139,9 @@ func (w *weights) Declare(p model.Plan) error {
 				}
 				g.views = append(g.views, v)
 			}
+		}
+		if len(spans) > 0 {
+			g.size = unionSize(spans)
 		}
 		if bs := cache.BufferSize(g.size); bs > largest && !rowOnly(pg) {
 			largest, largestName = bs, pg.Name
@@ -225,6 +237,9 @@ func (s *source) Load(ctx context.Context, g int, dst []byte) error {
 					return fmt.Errorf("tensor %s (file truncated?): %w", t.Info.Name, err)
 				}
 			}
+			if err := s.huge.check(ctx, s.st.Map(), t.Off, int64(t.Info.Size)); err != nil {
+				return fmt.Errorf("tensor %s: %w", t.Info.Name, err)
+			}
 		}
 		s.moved.Add(gr.bytes)
 		return nil
@@ -251,6 +266,44 @@ func (s *source) drop(g int) {
 	for _, t := range s.groups[g].tensors {
 		_ = s.st.Map().Advise(t.Off, int64(t.Info.Size), mmap.DontNeed)
 	}
+}
+
+type span struct{ lo, hi int64 }
+
+// mappedSpan is the file range that populating [off, off+n) can map: whole
+// pages, widened to whole 2 MiB chunks where a chunk lies wholly inside the
+// file (only those can be a huge folio, which is mapped whole).
+func mappedSpan(off, n, fileSize int64) span {
+	ps := int64(os.Getpagesize())
+	s := span{off &^ (ps - 1), (off + n + ps - 1) &^ (ps - 1)}
+	if c := off / mmap.ChunkSize * mmap.ChunkSize; c+mmap.ChunkSize <= fileSize {
+		s.lo = c
+	}
+	if c := (off + n + mmap.ChunkSize - 1) / mmap.ChunkSize * mmap.ChunkSize; c <= fileSize {
+		s.hi = c
+	}
+	return s
+}
+
+// unionSize is the bytes covered by the union of spans.
+func unionSize(spans []span) int64 {
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	var total int64
+	cur := spans[0]
+	for _, s := range spans[1:] {
+		if s.lo > cur.hi {
+			total += cur.hi - cur.lo
+			cur = s
+			continue
+		}
+		cur.hi = max(cur.hi, s.hi)
+	}
+	return total + cur.hi - cur.lo
+}
+
+// chunkSpan is the 2 MiB chunk indexes [lo, hi) that [off, off+n) touches.
+func chunkSpan(off, n int64) (lo, hi int64) {
+	return off / mmap.ChunkSize, (off + n + mmap.ChunkSize - 1) / mmap.ChunkSize
 }
 
 // pageSpan is the bytes of whole pages that [off, off+n) touches.
@@ -520,6 +573,9 @@ func (w *weights) stats() Stats {
 		k := w.cache.Counters()
 		s.Evictions += k.Evictions
 		s.PeakWeightBytes = max(s.PeakWeightBytes, k.Peak)
+	}
+	if w.huge != nil {
+		s.HugeMappedBytes, s.SmallMappedBytes, s.RecachedBytes = w.huge.counters()
 	}
 	n := len(w.passes)
 	s.PerPass = make([]PassStats, 0, n)
