@@ -11,7 +11,8 @@ import (
 // mmapAllocator backs each guest's linear memory with its own anonymous
 // mapping reserved at the cap: growing is a slice extension (no copy of the
 // whole memory, as wazero's default []byte growth does), untouched pages
-// cost no RSS, and Free returns everything to the OS at once instead of
+// cost no RSS (touched ones come in huge pages where the OS offers them,
+// see adviseHugePages), and Free returns everything to the OS at once instead of
 // leaving a dead multi-MiB buffer to the host's garbage collector.
 type mmapAllocator struct{}
 
@@ -23,6 +24,7 @@ func (mmapAllocator) Allocate(cap, max uint64) experimental.LinearMemory {
 	if err != nil {
 		return nil
 	}
+	adviseHugePages(b)
 	return &mmapMemory{buf: b}
 }
 

@@ -109,6 +109,10 @@ func inspectNative(path string, o job.InspectOptions, stdout io.Writer) error {
 	return job.Inspect(stdout, f, size, o)
 }
 
+// hugeHeap covers what a sandboxed inspect allocates on the host heap
+// (~10 MiB, most of it wazero decoding and validating the guest) with room.
+const hugeHeap = 24 << 20
+
 // inspectSandboxed opens the file before starting the sandbox, so a wrong
 // path costs no guest start-up.
 func inspectSandboxed(ctx context.Context, path string, o job.InspectOptions, mem int64, timeout time.Duration, stdout io.Writer) error {
@@ -117,6 +121,9 @@ func inspectSandboxed(ctx context.Context, path string, o job.InspectOptions, me
 		return err
 	}
 	defer f.Close()
+	// This process does little but start the sandbox once: let the heap
+	// that wazero's decoder fills come in huge pages (see HugePageHeap).
+	wasmhost.HugePageHeap(hugeHeap)
 	cfg := wasmhost.Config{MemoryLimit: mem, Timeout: timeout, Guest: wasmhost.GuestInspect}
 	h, err := wasmhost.New(ctx, cfg)
 	if err != nil && !errors.Is(err, wasmhost.ErrMemoryLimit) {
