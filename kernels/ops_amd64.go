@@ -43,3 +43,19 @@ func scaleAVX2(x *float32, n int, s float32)
 //
 //go:noescape
 func siluMulAVX2(gate, up *float32, n int)
+
+// quantQ8_0AVX2 encodes nb blocks of 32 floats as Q8_0 (bit-exact with
+// quantQ8_0 for finite inputs).
+//
+//go:noescape
+func quantQ8_0AVX2(x *float32, nb int, dst *byte)
+
+// f16RowAVX2 encodes n floats (a multiple of 8) as F16, bit-exact with F32ToF16.
+//
+//go:noescape
+func f16RowAVX2(x *float32, n int, dst *byte)
+
+// roundF16AVX2 rounds n floats (a multiple of 8) to F16 precision.
+//
+//go:noescape
+func roundF16AVX2(dst, x *float32, n int)

@@ -477,3 +477,171 @@ smloop:
 smdone:
 	VZEROUPPER
 	RET
+
+// Constants for the Q8_0 and F16 activation encoders.
+DATA absMask<>+0(SB)/4, $0x7fffffff
+DATA absMask<>+4(SB)/4, $0x7fffffff
+DATA absMask<>+8(SB)/4, $0x7fffffff
+DATA absMask<>+12(SB)/4, $0x7fffffff
+DATA absMask<>+16(SB)/4, $0x7fffffff
+DATA absMask<>+20(SB)/4, $0x7fffffff
+DATA absMask<>+24(SB)/4, $0x7fffffff
+DATA absMask<>+28(SB)/4, $0x7fffffff
+GLOBL absMask<>(SB), RODATA|NOPTR, $32
+DATA signMask<>+0(SB)/4, $0x80000000
+DATA signMask<>+4(SB)/4, $0x80000000
+DATA signMask<>+8(SB)/4, $0x80000000
+DATA signMask<>+12(SB)/4, $0x80000000
+DATA signMask<>+16(SB)/4, $0x80000000
+DATA signMask<>+20(SB)/4, $0x80000000
+DATA signMask<>+24(SB)/4, $0x80000000
+DATA signMask<>+28(SB)/4, $0x80000000
+GLOBL signMask<>(SB), RODATA|NOPTR, $32
+DATA fHalf<>+0(SB)/4, $0x3f000000
+DATA fHalf<>+4(SB)/4, $0x3f000000
+DATA fHalf<>+8(SB)/4, $0x3f000000
+DATA fHalf<>+12(SB)/4, $0x3f000000
+DATA fHalf<>+16(SB)/4, $0x3f000000
+DATA fHalf<>+20(SB)/4, $0x3f000000
+DATA fHalf<>+24(SB)/4, $0x3f000000
+DATA fHalf<>+28(SB)/4, $0x3f000000
+GLOBL fHalf<>(SB), RODATA|NOPTR, $32
+DATA f127<>+0(SB)/4, $0x42fe0000
+DATA f127<>+4(SB)/4, $0x42fe0000
+DATA f127<>+8(SB)/4, $0x42fe0000
+DATA f127<>+12(SB)/4, $0x42fe0000
+DATA f127<>+16(SB)/4, $0x42fe0000
+DATA f127<>+20(SB)/4, $0x42fe0000
+DATA f127<>+24(SB)/4, $0x42fe0000
+DATA f127<>+28(SB)/4, $0x42fe0000
+GLOBL f127<>(SB), RODATA|NOPTR, $32
+DATA q8perm<>+0(SB)/4, $0
+DATA q8perm<>+4(SB)/4, $4
+DATA q8perm<>+8(SB)/4, $1
+DATA q8perm<>+12(SB)/4, $5
+DATA q8perm<>+16(SB)/4, $2
+DATA q8perm<>+20(SB)/4, $6
+DATA q8perm<>+24(SB)/4, $3
+DATA q8perm<>+28(SB)/4, $7
+GLOBL q8perm<>(SB), RODATA|NOPTR, $32
+
+// ROUNDAWAY(v, t, u) rounds the 8 floats of v to integers, halves away from
+// zero (C roundf, as ggml's quantize_row_q8_0): t = trunc(v), plus
+// copysign(1, v) where |v − t| ≥ 0.5 (the difference is exact). Result in v.
+#define ROUNDAWAY(v, t, u) \
+	VROUNDPS $3, v, t; \
+	VSUBPS t, v, u; \
+	VANDPS absMask<>(SB), u, u; \
+	VCMPPS $13, fHalf<>(SB), u, u; \
+	VANDPS signMask<>(SB), v, v; \
+	VORPS expOne<>(SB), v, v; \
+	VANDPS u, v, v; \
+	VADDPS t, v, v
+
+// func quantQ8_0AVX2(x *float32, nb int, dst *byte)
+// nb blocks of 32 floats to Q8_0 (fp16 d = amax/127, then 32 int8
+// roundf(x/d)), bit-exact with quantQ8_0 for finite inputs.
+TEXT ·quantQ8_0AVX2(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ nb+8(FP), CX
+	MOVQ dst+16(FP), DI
+	VMOVUPS q8perm<>(SB), Y15
+	VMOVUPS absMask<>(SB), Y14
+	VXORPS X13, X13, X13
+q8blk:
+	TESTQ CX, CX
+	JZ q8done
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VANDPS Y14, Y0, Y4
+	VANDPS Y14, Y1, Y5
+	VANDPS Y14, Y2, Y6
+	VANDPS Y14, Y3, Y7
+	VMAXPS Y5, Y4, Y4
+	VMAXPS Y7, Y6, Y6
+	VMAXPS Y6, Y4, Y4
+	VEXTRACTF128 $1, Y4, X5
+	VMAXPS X5, X4, X4
+	VPERMILPS $0x4E, X4, X5
+	VMAXPS X5, X4, X4
+	VMOVSHDUP X4, X5
+	VMAXSS X5, X4, X4
+	VDIVSS f127<>(SB), X4, X5
+	VCVTPS2PH $0, X5, X6
+	VMOVD X6, AX
+	MOVW AX, 0(DI)
+	VXORPS X7, X7, X7
+	VUCOMISS X13, X5
+	JEQ q8zero
+	VMOVSS expOne<>(SB), X7
+	VDIVSS X5, X7, X7
+q8zero:
+	VBROADCASTSS X7, Y7
+	VMULPS Y7, Y0, Y0
+	VMULPS Y7, Y1, Y1
+	VMULPS Y7, Y2, Y2
+	VMULPS Y7, Y3, Y3
+	ROUNDAWAY(Y0, Y8, Y9)
+	ROUNDAWAY(Y1, Y8, Y9)
+	ROUNDAWAY(Y2, Y8, Y9)
+	ROUNDAWAY(Y3, Y8, Y9)
+	VCVTTPS2DQ Y0, Y0
+	VCVTTPS2DQ Y1, Y1
+	VCVTTPS2DQ Y2, Y2
+	VCVTTPS2DQ Y3, Y3
+	VPACKSSDW Y1, Y0, Y0
+	VPACKSSDW Y3, Y2, Y2
+	VPACKSSWB Y2, Y0, Y0
+	VPERMD Y0, Y15, Y0
+	VMOVDQU Y0, 2(DI)
+	ADDQ $128, SI
+	ADDQ $34, DI
+	DECQ CX
+	JMP q8blk
+q8done:
+	VZEROUPPER
+	RET
+
+// func f16RowAVX2(x *float32, n int, dst *byte)
+// n (a multiple of 8) floats to F16 with round-to-nearest-even (VCVTPS2PH),
+// bit-exact with F32ToF16.
+TEXT ·f16RowAVX2(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ dst+16(FP), DI
+f16r:
+	TESTQ CX, CX
+	JZ f16rdone
+	VMOVUPS 0(SI), Y0
+	VCVTPS2PH $0, Y0, X1
+	VMOVDQU X1, 0(DI)
+	ADDQ $32, SI
+	ADDQ $16, DI
+	SUBQ $8, CX
+	JMP f16r
+f16rdone:
+	VZEROUPPER
+	RET
+
+// func roundF16AVX2(dst, x *float32, n int)
+// dst[i] = the F16 rounding of x[i] widened back to f32, n a multiple of 8.
+TEXT ·roundF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+rf16:
+	TESTQ CX, CX
+	JZ rf16done
+	VMOVUPS 0(SI), Y0
+	VCVTPS2PH $0, Y0, X1
+	VCVTPH2PS X1, Y0
+	VMOVUPS Y0, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP rf16
+rf16done:
+	VZEROUPPER
+	RET

@@ -3,6 +3,8 @@ package kernels
 import (
 	"fmt"
 	"math"
+
+	"github.com/memvanta/memvanta/core/ggml"
 )
 
 // Attention and f32 vector ops with a per-path implementation. They are
@@ -175,4 +177,80 @@ func (k *Impl) SiLUMul(gate, up []float32) {
 	}
 	siluMulAVX2(&gate[0], &up[0], n8)
 	SiLUMul(gate[n8:], up[n8:len(gate)])
+}
+
+// QuantizeAct is the package QuantizeAct; on SIMD paths the Q8_0 and F16
+// encodings (the activations of Q4_0/Q5_0/Q8_0 and F16 weights) run in
+// assembly, bit-exact with the package encoders for finite inputs
+// (TestQuantizeActSIMD). Activations are finite unless the model already
+// diverged.
+func (k *Impl) QuantizeAct(t ggml.Type, x []float32, dst []byte) error {
+	if !k.simdOps() {
+		return QuantizeAct(t, x, dst)
+	}
+	a := t
+	if !isActType(a) {
+		a = ActType(t)
+	}
+	switch a {
+	case ggml.Q8_0:
+		if err := checkRow("quantize activations", a, len(x), len(dst)); err != nil {
+			return err
+		}
+		if len(x) > 0 {
+			quantQ8_0AVX2(&x[0], len(x)/32, &dst[0])
+		}
+		return nil
+	case ggml.F16:
+		if err := checkRow("quantize activations", a, len(x), len(dst)); err != nil {
+			return err
+		}
+		k.f16Row(x, dst)
+		return nil
+	}
+	return QuantizeAct(t, x, dst)
+}
+
+// f16Row encodes x as F16 into dst (len 2·len(x), checked by the caller).
+func (k *Impl) f16Row(x []float32, dst []byte) {
+	n8 := len(x) &^ 7
+	if n8 > 0 {
+		f16RowAVX2(&x[0], n8, &dst[0])
+	}
+	for i := n8; i < len(x); i++ {
+		h := F32ToF16(x[i])
+		dst[2*i], dst[2*i+1] = byte(h), byte(h>>8)
+	}
+}
+
+// Quantize is the package Quantize; on SIMD paths F16 (the KV cache
+// encoding) runs in assembly, bit-exact.
+func (k *Impl) Quantize(t ggml.Type, src []float32, dst []byte) error {
+	if !k.simdOps() || t != ggml.F16 {
+		return Quantize(t, src, dst)
+	}
+	if err := checkRow("quantize", t, len(src), len(dst)); err != nil {
+		return err
+	}
+	k.f16Row(src, dst)
+	return nil
+}
+
+// RoundF16 sets dst[i] to x[i] rounded to the nearest F16 value (ties to
+// even) and widened back, exactly F16ToF32(F32ToF16(x[i])) on every path.
+// Attention rounds queries this way for an F16 cache, as llama.cpp does.
+func (k *Impl) RoundF16(dst, x []float32) {
+	if len(dst) < len(x) {
+		panic(fmt.Sprintf("kernels: RoundF16: len(dst)=%d < len(x)=%d", len(dst), len(x)))
+	}
+	n8 := 0
+	if k.simdOps() {
+		n8 = len(x) &^ 7
+		if n8 > 0 {
+			roundF16AVX2(&dst[0], &x[0], n8)
+		}
+	}
+	for i := n8; i < len(x); i++ {
+		dst[i] = F16ToF32(F32ToF16(x[i]))
+	}
 }

@@ -27,3 +27,9 @@ func expSubSumAVX2(x *float32, n int, m float32) float64 {
 func scaleAVX2(x *float32, n int, s float32) { panic("kernels: no assembly ops on this architecture") }
 
 func siluMulAVX2(gate, up *float32, n int) { panic("kernels: no assembly ops on this architecture") }
+
+func quantQ8_0AVX2(x *float32, nb int, dst *byte) { panic("kernels: no assembly ops on this architecture") }
+
+func f16RowAVX2(x *float32, n int, dst *byte) { panic("kernels: no assembly ops on this architecture") }
+
+func roundF16AVX2(dst, x *float32, n int) { panic("kernels: no assembly ops on this architecture") }

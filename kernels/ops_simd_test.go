@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/memvanta/memvanta/core/ggml"
 )
 
 // Differential tests of the per-path attention ops against their portable
@@ -292,4 +294,104 @@ func TestSiLUMulSIMD(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestQuantizeActSIMD: the SIMD Q8_0 and F16 activation encoders and the
+// F16 Quantize must be bit-identical to the package ones. Rows include
+// all-zero blocks, exact .5 ties after scaling (amax 127 makes the scale 1),
+// tiny, huge and (for F16) arbitrary bit patterns incl. Inf, NaN and
+// subnormals.
+func TestQuantizeActSIMD(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	rowQ8 := func(nb int) []float32 {
+		x := make([]float32, 32*nb)
+		for b := 0; b < nb; b++ {
+			xb := x[32*b : 32*b+32]
+			switch b % 5 {
+			case 0: // zeros
+			case 1: // ties: amax 127 gives d = 1, so k+0.5 stays a tie
+				for i := range xb {
+					xb[i] = float32(r.IntN(254)-127) + 0.5
+				}
+				xb[r.IntN(32)] = 127
+			case 2:
+				for i := range xb {
+					xb[i] = float32(r.NormFloat64() * 1e-30)
+				}
+			case 3:
+				for i := range xb {
+					xb[i] = float32(r.NormFloat64() * 1e30)
+				}
+			default:
+				for i := range xb {
+					xb[i] = float32(r.NormFloat64() * 3)
+				}
+			}
+		}
+		return x
+	}
+	for _, k := range Available() {
+		for _, nb := range []int{0, 1, 2, 3, 5, 7, 64, 176} {
+			x := rowQ8(nb)
+			for _, wt := range []ggml.Type{ggml.Q4_0, ggml.Q8_0} {
+				want := make([]byte, 34*nb)
+				got := make([]byte, 34*nb)
+				if err := QuantizeAct(wt, x, want); err != nil {
+					t.Fatal(err)
+				}
+				if err := k.QuantizeAct(wt, x, got); err != nil {
+					t.Fatal(err)
+				}
+				if i := firstDiff(got, want); i >= 0 {
+					t.Fatalf("%s Q8_0 act of %s, %d blocks: byte %d (block %d) = %#x, reference %#x", k.Name, wt, nb, i, i/34, got[i], want[i])
+				}
+			}
+		}
+		if err := k.QuantizeAct(ggml.Q8_0, make([]float32, 32), make([]byte, 33)); err == nil {
+			t.Fatalf("%s: short Q8_0 buffer accepted", k.Name)
+		}
+		for _, n := range opsSizes {
+			x := make([]float32, n)
+			for i := range x {
+				if r.IntN(2) == 0 {
+					x[i] = math.Float32frombits(r.Uint32()) // any class
+				} else {
+					x[i] = float32(r.NormFloat64() * math.Pow(2, float64(r.IntN(40)-30)))
+				}
+			}
+			want := make([]byte, 2*n)
+			if err := Quantize(ggml.F16, x, want); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []func([]float32, []byte) error{
+				func(x []float32, d []byte) error { return k.QuantizeAct(ggml.F16, x, d) },
+				func(x []float32, d []byte) error { return k.Quantize(ggml.F16, x, d) },
+			} {
+				got := make([]byte, 2*n)
+				if err := f(x, got); err != nil {
+					t.Fatal(err)
+				}
+				if i := firstDiff(got, want); i >= 0 {
+					t.Fatalf("%s F16 n=%d: byte %d = %#x, reference %#x (x=%v)", k.Name, n, i, got[i], want[i], x[i/2])
+				}
+			}
+			rd := make([]float32, n)
+			k.RoundF16(rd, x)
+			for i := range x {
+				w := F16ToF32(F32ToF16(x[i]))
+				if math.Float32bits(rd[i]) != math.Float32bits(w) && !(w != w && rd[i] != rd[i]) {
+					t.Fatalf("%s RoundF16 n=%d [%d]: %v -> %v, want %v", k.Name, n, i, x[i], rd[i], w)
+				}
+			}
+		}
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
 }
