@@ -48,7 +48,7 @@ func TestAttendF16MatchesPerToken(t *testing.T) {
 						vr[i] = float32(r.NormFloat64())
 						vmax = math.Max(vmax, math.Abs(float64(vr[i]))*1.001) // F16 rounding
 					}
-					if err := m.kv.store(0, p, kr, vr); err != nil {
+					if err := m.kv.store(m.k, 0, p, kr, vr); err != nil {
 						t.Fatal(err)
 					}
 				}

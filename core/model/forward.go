@@ -357,7 +357,7 @@ func (m *Model) project(x []float32, nb, cols int, ps ...proj) error {
 			done[nd] = at
 			nd++
 			buf := m.actBuf[idx]
-			if err := kernels.QuantizeAct(at, x[:cols], buf[:arb]); err != nil {
+			if err := m.k.QuantizeAct(at, x[:cols], buf[:arb]); err != nil {
 				return err
 			}
 			// The other rows have the same geometry, so they cannot fail;
@@ -365,7 +365,7 @@ func (m *Model) project(x []float32, nb, cols int, ps ...proj) error {
 			if nb > 1 {
 				m.pool.Run(nb-1, 1, func(lo, hi int) {
 					for b := lo + 1; b <= hi; b++ {
-						_ = kernels.QuantizeAct(at, x[b*cols:(b+1)*cols], buf[b*arb:(b+1)*arb])
+						_ = m.k.QuantizeAct(at, x[b*cols:(b+1)*cols], buf[b*arb:(b+1)*arb])
 					}
 				})
 			}
@@ -436,7 +436,7 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 		m.rope.Cache(pos, m.ropeCS)
 		m.rope.ApplyCache(m.q[b*Q:(b+1)*Q], c.HeadDim, m.ropeCS)
 		m.rope.ApplyCache(m.kk[b*KV:(b+1)*KV], c.HeadDim, m.ropeCS)
-		if err := m.kv.store(l, pos, m.kk[b*KV:(b+1)*KV], m.vv[b*KV:(b+1)*KV]); err != nil {
+		if err := m.kv.store(m.k, l, pos, m.kk[b*KV:(b+1)*KV], m.vv[b*KV:(b+1)*KV]); err != nil {
 			return err
 		}
 	}
@@ -548,10 +548,7 @@ func (m *Model) attendF16(l, pos0, b0, b1, g int, sc *attnScratch) {
 	qs := sc.q[:nq*hd]
 	for t := 0; t < nt; t++ {
 		src := m.q[(b0+t)*Q+g*group*hd : (b0+t)*Q+(g+1)*group*hd]
-		dst := qs[t*group*hd : (t+1)*group*hd]
-		for i, v := range src {
-			dst[i] = kernels.F16ToF32(kernels.F32ToF16(v))
-		}
+		m.k.RoundF16(qs[t*group*hd:(t+1)*group*hd], src)
 	}
 	S := sc.scores[:nq*ws]
 	for p := 0; p < nShared; {
@@ -602,7 +599,7 @@ func (m *Model) attend(l, pos, g int, q, out []float32, sc *attnScratch) {
 	qb := sc.qAct[:actRowBytes(kt, hd)]
 	for j := 0; j < group; j++ {
 		h := g*group + j
-		_ = kernels.QuantizeAct(at, q[h*hd:(h+1)*hd], qb) // geometry checked in New
+		_ = m.k.QuantizeAct(at, q[h*hd:(h+1)*hd], qb) // geometry checked in New
 		s := sc.scores[j*n : (j+1)*n]
 		for p := 0; p < n; p++ {
 			s[p] = dot(hd, m.kv.keyHead(l, p, g), qb) * scale

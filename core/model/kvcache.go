@@ -97,13 +97,14 @@ func (c *KVCache) reserve(pos, count int) error {
 	return nil
 }
 
-// store encodes one position's key and value rows (length kvDim) for layer l.
-func (c *KVCache) store(l, pos int, k, v []float32) error {
+// store encodes one position's key and value rows (length kvDim) for layer
+// l through kernel path ki (whose encoders are bit-exact on every path).
+func (c *KVCache) store(ki *kernels.Impl, l, pos int, k, v []float32) error {
 	kr, vr := c.row(c.k, l, pos), c.row(c.v, l, pos)
-	if err := kernels.Quantize(c.typ, k, kr); err != nil {
+	if err := ki.Quantize(c.typ, k, kr); err != nil {
 		return fmt.Errorf("model: KV store: %w", err)
 	}
-	if err := kernels.Quantize(c.typ, v, vr); err != nil {
+	if err := ki.Quantize(c.typ, v, vr); err != nil {
 		return fmt.Errorf("model: KV store: %w", err)
 	}
 	return nil
