@@ -39,7 +39,7 @@ func (mf *modelFlags) register(fs *flag.FlagSet, defaultCtx int) {
 	fs.StringVar(&mf.kv, "kv", "f16", "KV cache `type`: f32, f16 or q8_0")
 	fs.StringVar(&mf.mem, "mem", "resident", "weight memory `mode`: resident (map the whole file) or budget (stream within --mem-budget)")
 	fs.StringVar(&mf.memBudget, "mem-budget", "", "weight cache `size` for --mem budget, e.g. 512MiB (implies --mem budget)")
-	fs.StringVar(&mf.memStream, "mem-stream", "", "how --mem budget streams weights: map (populate the file mapping ahead, drop it behind) or copy (pread into cache buffers); empty = the runtime's default")
+	fs.StringVar(&mf.memStream, "mem-stream", "", "how --mem budget streams weights: map (default: populate the file mapping ahead, drop it behind) or copy (pread into cache buffers)")
 	fs.BoolVar(&mf.verify, "verify", false, "validate the file in the wasm sandbox before mapping it natively (for untrusted files)")
 }
 

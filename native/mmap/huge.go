@@ -117,13 +117,20 @@ func (m *Map) HugeRanges(off, n int64) ([]Range, error) {
 // no other mapping holds the pages, from the page cache, then maps it again
 // (MADV_POPULATE_READ): the pages come back through this huge-page-advised
 // mapping's readahead, in 2 MiB folios where the kernel and filesystem
-// allow, and are mapped by PMD. The file is not written; the data is re-read
+// allow, and are mapped by PMD. The file is not modified (dirty pages of the
+// range are written back first, as the kernel would); the data is re-read
 // from storage, so callers do this once per range, not per pass.
 func (m *Map) Recache(off, n int64) error {
 	if err := m.Advise(off, n, DontNeed); err != nil {
 		return err
 	}
-	if err := unix.Fadvise(int(m.f.Fd()), off, n, unix.FADV_DONTNEED); err != nil {
+	// Dirty or under-writeback pages cannot be dropped (a file written
+	// just before, not yet flushed): write this range back first.
+	fd := int(m.f.Fd())
+	if err := unix.SyncFileRange(fd, off, n, unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER); err != nil {
+		return fmt.Errorf("mmap: %s: sync_file_range [%d,+%d): %w", m.path, off, n, err)
+	}
+	if err := unix.Fadvise(fd, off, n, unix.FADV_DONTNEED); err != nil {
 		return fmt.Errorf("mmap: %s: fadvise dontneed [%d,+%d): %w", m.path, off, n, err)
 	}
 	return m.Advise(off, n, Populate)

@@ -15,7 +15,7 @@ import (
 // TestTruncatedFile truncates the model after Open: every copy path and the
 // resident Acquire must report an error; nothing may crash.
 func TestTruncatedFile(t *testing.T) {
-	for _, ms := range []string{Resident, Budget + "/" + StreamCopy, Budget + "/" + StreamMap} {
+	for _, ms := range []string{Resident, Budget, Budget + "/" + StreamCopy, Budget + "/" + StreamMap} {
 		mode, stream, _ := strings.Cut(ms, "/")
 		t.Run(ms, func(t *testing.T) {
 			path, infos, plan := tinyModel(t, t.TempDir(), 256, 512, 3)

@@ -38,7 +38,7 @@ func TestBudgetBoundsRSS(t *testing.T) {
 		t.Fatal(err)
 	}
 	const budget = 16 << 20
-	for _, mode := range []string{Budget, Budget + "/" + StreamMap, Resident} {
+	for _, mode := range []string{Budget, Budget + "/" + StreamCopy, Resident} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestBudgetBoundsRSS$", "-test.v")
 		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%s,%d", rssChildEnv, mode, path, budget))
 		out, err := cmd.CombinedOutput()
@@ -53,13 +53,18 @@ func TestBudgetBoundsRSS(t *testing.T) {
 				peak, _ = strconv.ParseInt(f[1], 10, 64)
 			}
 		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(line, "stats: ") {
+				t.Logf("%s: %s", mode, line)
+			}
+		}
 		if peak == 0 {
 			t.Fatalf("%s child printed no measurement:\n%s", mode, out)
 		}
 		t.Logf("%s: model %s, baseline RSS %s, peak RSS %s (peak-baseline %s)", mode, FormatSize(st.Size()),
 			FormatSize(base), FormatSize(peak), FormatSize(peak-base))
 		switch mode {
-		case Budget, Budget + "/" + StreamMap:
+		case Budget, Budget + "/" + StreamCopy:
 			if limit := base + budget + rssSlack; peak > limit {
 				t.Errorf("budget %s: peak RSS %s exceeds baseline + budget + slack = %s", FormatSize(budget), FormatSize(peak), FormatSize(limit))
 			}
@@ -113,7 +118,8 @@ func rssChild(t *testing.T, spec string) {
 	}
 	s := md.Stats()
 	fmt.Printf("RSSCHILD %d %d %d\n", base, telemetry.PeakRSS(), sum)
-	fmt.Printf("stats: moved %d evictions %d peak weights %d\n", s.BytesMoved, s.Evictions, s.PeakWeightBytes)
+	fmt.Printf("stats: moved %d evictions %d peak weights %d huge-mapped %d small-mapped %d recached %d\n",
+		s.BytesMoved, s.Evictions, s.PeakWeightBytes, s.HugeMappedBytes, s.SmallMappedBytes, s.RecachedBytes)
 }
 
 // planFor groups a file's tensors the way the llama graph does: one group

@@ -2,20 +2,23 @@
 
 // Package runtime is the native memory system behind model.Weights: it maps
 // a GGUF file and serves the graph's weight groups either straight from the
-// mapping (resident mode) or streamed through a bounded copy cache with an
-// adaptive prefetcher (budget mode), and it measures what that costs.
+// mapping (resident mode) or streamed within a byte budget by an adaptive
+// prefetcher (budget mode: the group's file pages mapped ahead and dropped
+// behind, or copied into a bounded cache), and it measures what that costs.
 //
 // Faults. A file truncated under a mapping raises SIGBUS on the next touch
 // of a page past the new end. Every copy out of the mapping (Row in
 // resident mode, the GGUF header parse) is fault-protected and returns an
 // error; budget copy mode never touches the mapping at all (pread, which
-// reports a short read). Resident mode and budget map mode hand the graph
-// zero-copy slices that kernels read on pool goroutines, where a fault
-// cannot be recovered (SetPanicOnFault is per goroutine and the kernels do
-// not run under it): there Acquire re-checks the file size (one fstat) and
-// refuses to hand out slices of a shrunk file. A truncation that races with
-// the compute of a group already acquired is not covered; the process then
-// dies of SIGBUS, as llama.cpp's does.
+// reports a short read); budget map mode's loader only madvises and reads
+// page tables, which report a truncated range as an error. Resident mode
+// and budget map mode hand the graph zero-copy slices that kernels read on
+// pool goroutines, where a fault cannot be recovered (SetPanicOnFault is
+// per goroutine and the kernels do not run under it): there Acquire
+// re-checks the file size (one fstat) and refuses to hand out slices of a
+// shrunk file. A truncation that races with the compute of a group already
+// acquired is not covered; the process then dies of SIGBUS, as llama.cpp's
+// does.
 package runtime
 
 import (
@@ -52,11 +55,15 @@ type Options struct {
 	// mode (cache buffers, including groups being prefetched and the group
 	// in use). It must be at least the largest group of the declared plan.
 	Budget int64
-	// Stream is how budget mode brings a group in: StreamCopy (default)
-	// preads it into a cache-owned buffer; StreamMap populates the file
-	// mapping's pages for the group (MADV_POPULATE_READ) and drops them
-	// again (MADV_DONTNEED) on eviction, so the graph reads the page cache
-	// in place. Both hold the weights' share of RSS within Budget.
+	// Stream is how budget mode brings a group in. StreamMap (default)
+	// populates the file mapping's pages for the group ahead of the graph
+	// (MADV_POPULATE_READ) and drops them again (MADV_DONTNEED) on
+	// eviction, so the graph reads the page cache in place: no copy, and
+	// the same memory traffic as resident mode. StreamCopy preads the
+	// group into a cache-owned buffer: it reads and writes every weight
+	// byte once more per pass, but never maps file pages, so it does not
+	// depend on the page cache's folio sizes (see KeepPageCache). Both
+	// hold the weights' share of RSS within Budget.
 	Stream string
 	// KeepPageCache (budget map stream) forbids re-reading parts of the
 	// file that the page cache holds in small folios. By default the
@@ -107,7 +114,7 @@ func Open(ctx context.Context, path string, opt Options) (*Model, error) {
 		}
 		switch opt.Stream {
 		case "":
-			opt.Stream = StreamCopy
+			opt.Stream = StreamMap
 		case StreamCopy, StreamMap:
 		default:
 			return nil, fmt.Errorf("runtime: unknown budget stream strategy %q (want %q or %q)", opt.Stream, StreamCopy, StreamMap)
