@@ -12,8 +12,12 @@ import (
 
 // maxRecacheFailures stops the page-cache repair when re-reading chunks
 // does not give huge folios (THP off, a filesystem without large folios,
-// fragmented memory): each failed attempt re-read 2 MiB for nothing.
+// fragmented memory): each failed attempt re-read up to maxRecacheRun
+// bytes for nothing.
 const maxRecacheFailures = 8
+
+// maxRecacheRun bounds one re-read, so a failed attempt wastes little.
+const maxRecacheRun = 8 * mmap.ChunkSize
 
 // hugeState tracks, for budget map mode, which 2 MiB chunks of the file
 // have been re-read to get them into huge page-cache folios. Only the
@@ -76,7 +80,7 @@ func (h *hugeState) check(ctx context.Context, m *mmap.Map, off, n int64) error 
 			continue
 		}
 		h.tried[c] = true
-		if k := len(runs); k > 0 && runs[k-1].End == cs {
+		if k := len(runs); k > 0 && runs[k-1].End == cs && runs[k-1].End-runs[k-1].Off < maxRecacheRun {
 			runs[k-1].End = ce
 		} else {
 			runs = append(runs, mmap.Range{Off: cs, End: ce})
