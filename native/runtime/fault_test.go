@@ -62,8 +62,9 @@ func TestTruncatedFile(t *testing.T) {
 func TestCloseStopsGoroutines(t *testing.T) {
 	path, infos, plan := tinyModel(t, t.TempDir(), 256, 512, 4)
 	before := runtime.NumGoroutine()
-	for range 3 {
-		md, err := Open(context.Background(), path, Options{Mode: Budget, Budget: 200 << 10})
+	for i := range 4 {
+		stream := []string{"", StreamCopy}[i%2] // default (map) and copy
+		md, err := Open(context.Background(), path, Options{Mode: Budget, Budget: 200 << 10, Stream: stream})
 		if err != nil {
 			t.Fatal(err)
 		}
