@@ -69,6 +69,7 @@ type Model struct {
 	logits                               []float32
 	rope                                 kernels.Rope
 	ropeCS                               []float32
+	fz                                   fusedMV // generation's fused dispatches
 }
 
 // New prepares a model over w for the configuration cfg (from
@@ -110,6 +111,8 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 	}
 	m.alloc()
 	m.pool = kernels.NewPool(opt.Threads)
+	m.fz.k = m.k
+	m.fz.run = m.fz.work
 	return m, nil
 }
 
@@ -414,10 +417,12 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 	if err := m.norm(m.types[sAttnNorm], T(sAttnNorm), nb); err != nil {
 		return err
 	}
-	if err := m.project(m.xn, nb, E,
-		proj{m.types[sQ], T(sQ), Q, m.q},
-		proj{m.types[sK], T(sK), KV, m.kk},
-		proj{m.types[sV], T(sV), KV, m.vv}); err != nil {
+	qp, kp, vp := proj{m.types[sQ], T(sQ), Q, m.q}, proj{m.types[sK], T(sK), KV, m.kk}, proj{m.types[sV], T(sV), KV, m.vv}
+	if nb == 1 {
+		if err := m.fusedMatVec(m.xn, E, qp, kp, vp); err != nil {
+			return err
+		}
+	} else if err := m.project(m.xn, nb, E, qp, kp, vp); err != nil {
 		return err
 	}
 	if c.QKVBias {
@@ -455,18 +460,21 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 	if err := m.norm(m.types[sFFNNorm], T(sFFNNorm), nb); err != nil {
 		return err
 	}
-	if err := m.project(m.xn, nb, E,
-		proj{m.types[sGate], T(sGate), F, m.gate},
-		proj{m.types[sUp], T(sUp), F, m.up}); err != nil {
-		return err
-	}
+	gp, up := proj{m.types[sGate], T(sGate), F, m.gate}, proj{m.types[sUp], T(sUp), F, m.up}
 	if nb == 1 {
-		m.k.SiLUMul(m.gate[:F], m.up[:F])
+		a, err := m.fusedSwiGLU(m.xn, E, gp, up, m.types[sDown])
+		if err != nil {
+			return err
+		}
+		m.k.MatVec(m.pool, m.types[sDown], E, F, T(sDown), a, m.tmp[:E])
 	} else {
+		if err := m.project(m.xn, nb, E, gp, up); err != nil {
+			return err
+		}
 		m.pool.Run(nb, 1, func(lo, hi int) { m.k.SiLUMul(m.gate[lo*F:hi*F], m.up[lo*F:hi*F]) })
-	}
-	if err := m.project(m.gate, nb, F, proj{m.types[sDown], T(sDown), E, m.tmp}); err != nil {
-		return err
+		if err := m.project(m.gate, nb, F, proj{m.types[sDown], T(sDown), E, m.tmp}); err != nil {
+			return err
+		}
 	}
 	kernels.Add(m.x[:nb*E], m.tmp[:nb*E])
 	return nil
