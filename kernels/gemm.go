@@ -12,9 +12,9 @@ import (
 // The one-weight-row Dot4 kernels unpack every weight block again for each
 // group of four activation rows, and that unpacking plus their horizontal
 // sums dominated prefill. Here a tile of gemmTileRows weight rows × a range
-// of at most gemmKB blocks is unpacked once into a per-worker scratch (about
-// 18 KiB, so it stays in L1 while every activation row of the batch streams
-// past it): per 32-element block, eight 64-byte vectors — vector j holds,
+// of at most gemmKB blocks is unpacked once into a per-worker scratch (at
+// most 147 KiB, so it stays in L2 while every activation row of the batch
+// streams past it): per 32-element block, eight 64-byte vectors — vector j holds,
 // for the dword group j (elements 4j..4j+3), those four quants of each of
 // the 16 rows as unsigned bytes (Q4_0: q in 0..15; Q8_0: w+128) — then the
 // 16 rows' scales as f32. One VPDPBUSD of vector j with activation dword j
@@ -24,11 +24,15 @@ import (
 // activation block together with the f32 activation scale (gemmPrep).
 //
 // The model's weights stay where they are (mmap): only the tile is copied,
-// and each weight byte is read from memory once per MatMul.
+// and each weight byte is read from memory once per MatMul. A K-range
+// covers whole rows up to 8192 columns, so each output is written once;
+// with 32-block ranges the reloads of partial outputs from beyond L2 cost
+// ~20% at 5632 columns and a 512-row batch (single-thread CPU time).
+// Longer rows continue the same f32 chain through y, range by range.
 
 const (
 	gemmTileRows  = 16
-	gemmKB        = 32  // blocks per K-range: a packed tile is gemmKB·gemmBlockBytes
+	gemmKB        = 256 // blocks per K-range (147 KiB packed, in L2)
 	gemmBlockB    = 576 // packed bytes per block: 8 quant vectors + 1 scale vector
 	gemmPrepBytes = 8   // per activation block: int32 -off·Σq, f32 scale
 	// gemmMinBatch is the smallest batch that takes the packed path: below
@@ -77,12 +81,13 @@ func aligned64(buf []byte, n int) []byte {
 	return buf[off : off+n]
 }
 
-// matMulPacked is MatMul through g (geometry already validated by the
-// caller: w holds rows×ws bytes, a nb×as, y nb×rows). Each output is the
+// matMulPacked is MatMul through g with K-ranges of kb ≤ gemmKB blocks
+// (geometry already validated by the caller: w holds rows×ws bytes, a
+// nb×as, y nb×rows). Each output is the
 // sum over blocks, in block order, of d_a·(d_w·Σ_block w·a): integer parts
 // exact, only the f32 rounding of each term and of the running sum differ
 // from Dot (see the bound in gemm_test.go).
-func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []byte, nb int, y []float32, ws, as int) {
+func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []byte, nb int, y []float32, ws, as, kb int) {
 	bs := t.TypeSize()
 	abs := ActType(t).TypeSize()
 	nblocks := cols / t.BlockSize()
@@ -103,7 +108,7 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 			g.prep(nblocks, a[b*as:(b+1)*as], prep[b*gemmPrepBytes:], ps)
 		}
 	})
-	kb := min(gemmKB, nblocks)
+	kb = min(max(kb, 1), gemmKB, nblocks)
 	ntiles := (rows + gemmTileRows - 1) / gemmTileRows
 	p.Run(ntiles, 1, func(lo, hi int) {
 		s, _ := g.tiles.Get().(*gemmScratch)

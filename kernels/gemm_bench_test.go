@@ -79,7 +79,7 @@ func BenchmarkGemmSmallBatch(b *testing.B) {
 					defer p.Close()
 					g := k.gemmFor(typ)
 					for b.Loop() {
-						matMulPacked(p, g, typ, rows, cols, w, a, nb, y, ws, as)
+						matMulPacked(p, g, typ, rows, cols, w, a, nb, y, ws, as, gemmKB)
 					}
 					b.ReportMetric(float64(rows)*float64(cols)*float64(nb)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 				})

@@ -113,9 +113,10 @@ func gemmPaths(t ggml.Type) []*Impl {
 
 // TestMatMulPacked checks every packed MatMul output against the float64
 // block sum and against the scalar Dot, within the bound above, for row
-// counts around the 16-row tile, widths around the 32-block K-range (96
-// columns is 3 blocks; 5632 is 176 blocks, 5.5 K-ranges), batches around
-// the 8-token group, and 1 and 2 threads. Weights and activations are made
+// counts around the 16-row tile, widths of 1 to 176 blocks, batches around
+// the 8-token group, 1 and 2 threads, and K-ranges of gemmKB blocks (one
+// range per row here) as well as 32 and 5 blocks (outputs continued
+// through y range by range, with short last ranges). Weights and activations are made
 // once per (type, width) at the largest shape; each case uses a prefix of
 // both, so the references are computed once. y starts as NaN with a NaN
 // guard after it: every output must be written, nothing past it.
@@ -157,13 +158,14 @@ func TestMatMulPacked(t *testing.T) {
 				g := k.gemmFor(typ)
 				for _, rows := range rowsList {
 					for _, nb := range nbList {
-						for _, th := range []int{1, 2} {
-							name := fmt.Sprintf("%s/%s/%dx%d/nb%d/t%d", k.Name, typ, rows, cols, nb, th)
+						for _, c := range []struct{ th, kb int }{{1, gemmKB}, {2, gemmKB}, {2, 5}, {1, 32}} {
+							th := c.th
+							name := fmt.Sprintf("%s/%s/%dx%d/nb%d/t%d/kb%d", k.Name, typ, rows, cols, nb, th, c.kb)
 							y := make([]float32, nb*rows+16)
 							for i := range y {
 								y[i] = float32(math.NaN())
 							}
-							matMulPacked(pools[th], g, typ, rows, cols, w[:rows*ws], a[:nb*as], nb, y[:nb*rows], ws, as)
+							matMulPacked(pools[th], g, typ, rows, cols, w[:rows*ws], a[:nb*as], nb, y[:nb*rows], ws, as, c.kb)
 							for i := nb * rows; i < len(y); i++ {
 								if !math.IsNaN(float64(y[i])) {
 									t.Fatalf("%s: wrote y[%d] past the %d outputs", name, i, nb*rows)
@@ -243,7 +245,7 @@ func TestMatMulUsesPacked(t *testing.T) {
 			y1 := make([]float32, nb*rows)
 			y2 := make([]float32, nb*rows)
 			k.MatMul(p, typ, rows, cols, w, a, nb, y1)
-			matMulPacked(nil, k.gemmFor(typ), typ, rows, cols, w, a, nb, y2, ws, as)
+			matMulPacked(nil, k.gemmFor(typ), typ, rows, cols, w, a, nb, y2, ws, as, gemmKB)
 			for i := range y1 {
 				if math.Float32bits(y1[i]) != math.Float32bits(y2[i]) {
 					t.Fatalf("%s %s: MatMul y[%d] = %g, packed %g", k.Name, typ, i, y1[i], y2[i])
