@@ -35,9 +35,11 @@ const (
 	gemmKB        = 256 // blocks per K-range (147 KiB packed, in L2)
 	gemmBlockB    = 576 // packed bytes per block: 8 quant vectors + 1 scale vector
 	gemmPrepBytes = 8   // per activation block: int32 -off·Σq, f32 scale
-	// gemmMinBatch is the smallest batch that takes the packed path: below
-	// it, packing a tile costs more than the Dot4 path's repeated unpacking.
-	gemmMinBatch = 4
+	// gemmMinBatch is the smallest batch that takes the packed path. From
+	// two rows up packing already beat the Dot4 path (single-thread CPU
+	// time, 2048×2048 and 2048×5632, Q4_0 and Q8_0: 1.2-2.5× at batches
+	// 2..6); one row is MatVec's job and measured no faster packed.
+	gemmMinBatch = 2
 )
 
 // gemmRoutines is one path's packed-GEMM routines for one weight type. The
