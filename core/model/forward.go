@@ -70,6 +70,8 @@ type Model struct {
 	rope                                 kernels.Rope
 	ropeCS                               []float32
 	fz                                   fusedMV // generation's fused dispatches
+	aj                                   attnJob
+	attnRun                              func(lo, hi int) // m.attnWork, bound once
 }
 
 // New prepares a model over w for the configuration cfg (from
@@ -113,6 +115,7 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 	m.pool = kernels.NewPool(opt.Threads)
 	m.fz.k = m.k
 	m.fz.run = m.fz.work
+	m.attnRun = m.attnWork
 	return m, nil
 }
 
@@ -223,7 +226,7 @@ func (m *Model) alloc() {
 	m.normW = make([]float32, c.NEmbd)
 	m.bias = make([]float32, max(c.QDim(), c.NEmbd))
 	m.logits = make([]float32, c.NVocab)
-	m.ropeCS = make([]float32, c.NRot)
+	m.ropeCS = make([]float32, nb*c.NRot) // one cos/sin cache per batch token
 	widest := max(c.NEmbd, c.QDim(), c.NFF)
 	for i := range m.actBuf {
 		m.actBuf[i] = make([]byte, nb*actRowBytes(ggml.F32, widest)) // F32 is the widest encoding
@@ -401,9 +404,15 @@ func (m *Model) norm(t ggml.Type, w []byte, nb int) error {
 	if err := m.k.Dequantize(t, w, m.normW); err != nil {
 		return err
 	}
-	for b := 0; b < nb; b++ {
-		kernels.RMSNorm(m.xn[b*E:(b+1)*E], m.x[b*E:(b+1)*E], m.normW, m.Cfg.RMSEps)
+	if nb == 1 {
+		kernels.RMSNorm(m.xn[:E], m.x[:E], m.normW, m.Cfg.RMSEps)
+		return nil
 	}
+	m.pool.Run(nb, 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			kernels.RMSNorm(m.xn[b*E:(b+1)*E], m.x[b*E:(b+1)*E], m.normW, m.Cfg.RMSEps)
+		}
+	})
 	return nil
 }
 
@@ -436,14 +445,18 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 			}
 		}
 	}
-	for b := 0; b < nb; b++ {
-		pos := pos0 + b
-		m.rope.Cache(pos, m.ropeCS)
-		m.rope.ApplyCache(m.q[b*Q:(b+1)*Q], c.HeadDim, m.ropeCS)
-		m.rope.ApplyCache(m.kk[b*KV:(b+1)*KV], c.HeadDim, m.ropeCS)
-		if err := m.kv.store(m.k, l, pos, m.kk[b*KV:(b+1)*KV], m.vv[b*KV:(b+1)*KV]); err != nil {
-			return err
-		}
+	// RoPE and the cache store of token 0 run here, so that a store error
+	// is returned; the other tokens have the same geometry and cannot fail,
+	// and in prefill they are spread over the pool.
+	if err := m.ropeStore(l, pos0, 0); err != nil {
+		return err
+	}
+	if nb > 1 {
+		m.pool.Run(nb-1, 1, func(lo, hi int) {
+			for b := lo + 1; b <= hi; b++ {
+				_ = m.ropeStore(l, pos0, b)
+			}
+		})
 	}
 	m.attendBatch(l, pos0, nb)
 	if err := m.project(m.att, nb, Q, proj{m.types[sO], T(sO), E, m.tmp}); err != nil {
@@ -454,7 +467,7 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 			return err
 		}
 	}
-	kernels.Add(m.x[:nb*E], m.tmp[:nb*E])
+	m.residual(nb)
 
 	// Feed-forward block: down(silu(gate(x)) * up(x)).
 	if err := m.norm(m.types[sFFNNorm], T(sFFNNorm), nb); err != nil {
@@ -476,8 +489,32 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 			return err
 		}
 	}
-	kernels.Add(m.x[:nb*E], m.tmp[:nb*E])
+	m.residual(nb)
 	return nil
+}
+
+// residual adds the block output m.tmp into m.x for nb rows, spread over
+// the pool in prefill.
+func (m *Model) residual(nb int) {
+	E := m.Cfg.NEmbd
+	if nb == 1 {
+		kernels.Add(m.x[:E], m.tmp[:E])
+		return
+	}
+	m.pool.Run(nb, 1, func(lo, hi int) { kernels.Add(m.x[lo*E:hi*E], m.tmp[lo*E:hi*E]) })
+}
+
+// ropeStore rotates batch token b's q and k (at position pos0+b) and
+// stores its k and v in the cache for layer l.
+func (m *Model) ropeStore(l, pos0, b int) error {
+	c := m.Cfg
+	Q, KV := c.QDim(), c.KVDim()
+	pos := pos0 + b
+	cs := m.ropeCS[b*c.NRot : (b+1)*c.NRot]
+	m.rope.Cache(pos, cs)
+	m.rope.ApplyCache(m.q[b*Q:(b+1)*Q], c.HeadDim, cs)
+	m.rope.ApplyCache(m.kk[b*KV:(b+1)*KV], c.HeadDim, cs)
+	return m.kv.store(m.k, l, pos, m.kk[b*KV:(b+1)*KV], m.vv[b*KV:(b+1)*KV])
 }
 
 // attnBlock is how many batch tokens share one pass over a kv head's
@@ -498,7 +535,7 @@ type attnScratch struct {
 // Each pool chunk owns one scratch set, sized for the longest row.
 func (m *Model) attendBatch(l, pos0, nb int) {
 	c := m.Cfg
-	Q, hd := c.QDim(), c.HeadDim
+	hd := c.HeadDim
 	group := c.NHead / c.NHeadKV
 	tb := min(nb, attnBlock)
 	nblk := (nb + tb - 1) / tb
@@ -516,22 +553,30 @@ func (m *Model) attendBatch(l, pos0, nb int) {
 			m.attn[i].scores = make([]float32, max(need, 2*len(m.attn[i].scores)))
 		}
 	}
-	blockF16 := m.kv.Type() == ggml.F16
-	m.pool.Run(items, grain, func(lo, hi int) {
-		sc := &m.attn[lo/grain]
-		for it := lo; it < hi; it++ {
-			blk, g := it/c.NHeadKV, it%c.NHeadKV
-			b0 := blk * tb
-			b1 := min(b0+tb, nb)
-			if blockF16 {
-				m.attendF16(l, pos0, b0, b1, g, sc)
-				continue
-			}
-			for b := b0; b < b1; b++ {
-				m.attend(l, pos0+b, g, m.q[b*Q:(b+1)*Q], m.att[b*Q:(b+1)*Q], sc)
-			}
+	m.aj = attnJob{l: l, pos0: pos0, nb: nb, tb: tb, grain: grain}
+	m.pool.Run(items, grain, m.attnRun)
+}
+
+// attnJob is the current attendBatch call, read by attnWork on the pool
+// (a bound method, so dispatching allocates nothing).
+type attnJob struct{ l, pos0, nb, tb, grain int }
+
+func (m *Model) attnWork(lo, hi int) {
+	c, j := m.Cfg, m.aj
+	Q := c.QDim()
+	sc := &m.attn[lo/j.grain]
+	for it := lo; it < hi; it++ {
+		blk, g := it/c.NHeadKV, it%c.NHeadKV
+		b0 := blk * j.tb
+		b1 := min(b0+j.tb, j.nb)
+		if m.kv.Type() == ggml.F16 {
+			m.attendF16(j.l, j.pos0, b0, b1, g, sc)
+			continue
 		}
-	})
+		for b := b0; b < b1; b++ {
+			m.attend(j.l, j.pos0+b, g, m.q[b*Q:(b+1)*Q], m.att[b*Q:(b+1)*Q], sc)
+		}
+	}
 }
 
 // attendF16 is attend for an F16 cache and the batch tokens b0..b1-1 at

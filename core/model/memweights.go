@@ -17,6 +17,7 @@ type MemWeights struct {
 	data   map[string][]byte
 	plan   *Plan
 	held   []bool
+	groups [][][]byte // per plan group, the tensors' bytes in order
 	byName map[string]gguf.TensorInfo
 }
 
@@ -96,6 +97,14 @@ func (m *MemWeights) Declare(p Plan) error {
 	}
 	m.plan = &p
 	m.held = make([]bool, len(p.Groups))
+	// Each group's slice list is built once, so Acquire allocates nothing.
+	m.groups = make([][][]byte, len(p.Groups))
+	for i, g := range p.Groups {
+		m.groups[i] = make([][]byte, len(g.Tensors))
+		for j, n := range g.Tensors {
+			m.groups[i][j] = m.data[n]
+		}
+	}
 	return nil
 }
 
@@ -110,13 +119,8 @@ func (m *MemWeights) Acquire(ctx context.Context, g int) ([][]byte, error) {
 	if g < 0 || g >= len(m.plan.Groups) {
 		return nil, fmt.Errorf("model: Acquire(%d): plan has %d groups", g, len(m.plan.Groups))
 	}
-	grp := m.plan.Groups[g]
-	out := make([][]byte, len(grp.Tensors))
-	for i, n := range grp.Tensors {
-		out[i] = m.data[n]
-	}
 	m.held[g] = true
-	return out, nil
+	return m.groups[g], nil
 }
 
 // Release implements Weights.
