@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "ec8c4444aa3abea5a0d790b996a75791e2fa3f63027dfb5af8df69e57c64de25"
+const guestSHA256 = "db0a4683470f62b5d72f5f4f28219b92982b2f306edf7fa04ff69fdb344bfef1"

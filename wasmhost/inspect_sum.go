@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const inspectSHA256 = "43a65bda1d4f55dbff8344541ae27ab247b456feb6d8059838a84a7732d3d49d"
+const inspectSHA256 = "b1cdd896e86fa47c4ef0330108fcca7617ddc9eb85352799c43ab3c29f059d75"
