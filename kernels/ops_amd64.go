@@ -59,3 +59,9 @@ func f16RowAVX2(x *float32, n int, dst *byte)
 //
 //go:noescape
 func roundF16AVX2(dst, x *float32, n int)
+
+// accumF16x64AVX512 is (*Impl).AccumF16 for hd == 64, nq > 0, n > 0 on
+// AVX-512, bit-identical to accumF16AVX2.
+//
+//go:noescape
+func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, stride, n int)

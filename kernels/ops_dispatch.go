@@ -102,6 +102,10 @@ func (k *Impl) AccumF16(out []float32, nq, hd int, w []float32, ws int, vals []b
 	if nq == 0 || n == 0 || hd == 0 {
 		return
 	}
+	if k.simdOps() && hd == 64 && k.Name == "avx512" {
+		accumF16x64AVX512(&out[0], nq, &w[0], ws, &vals[0], stride, n)
+		return
+	}
 	if k.simdOps() && hd%16 == 0 {
 		accumF16AVX2(&out[0], nq, hd, &w[0], ws, &vals[0], stride, n)
 		return

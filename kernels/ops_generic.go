@@ -33,3 +33,7 @@ func quantQ8_0AVX2(x *float32, nb int, dst *byte) { panic("kernels: no assembly 
 func f16RowAVX2(x *float32, n int, dst *byte) { panic("kernels: no assembly ops on this architecture") }
 
 func roundF16AVX2(dst, x *float32, n int) { panic("kernels: no assembly ops on this architecture") }
+
+func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, stride, n int) {
+	panic("kernels: no assembly ops on this architecture")
+}
