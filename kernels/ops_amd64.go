@@ -65,3 +65,9 @@ func roundF16AVX2(dst, x *float32, n int)
 //
 //go:noescape
 func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, stride, n int)
+
+// scoresF16x64AVX512 is (*Impl).ScoresF16 for hd == 64, nq a positive
+// multiple of 4, n > 0 on AVX-512.
+//
+//go:noescape
+func scoresF16x64AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)

@@ -787,3 +787,94 @@ ax1p:
 axdone:
 	VZEROUPPER
 	RET
+
+// func scoresF16x64AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
+//
+// ScoresF16 for hd == 64 and nq a positive multiple of 4 on AVX-512: four
+// query rows stay in Z16..Z31 while the key rows stream past; each key row
+// is converted once (Z8..Z11) for the four, each dot is one VMULPS and
+// three FMAs over 16 lanes, and the four 16-lane sums are reduced together
+// (halves, then two VHADDPS levels, then the 128-bit halves) into one xmm of
+// four scores. Per term: 4 + 1 + 2 + 1 = hd/16 + 4 roundings, the same
+// bound as scoresF16AVX2.
+TEXT ·scoresF16x64AVX512(SB), NOSPLIT, $0-64
+	MOVQ q+0(FP), SI
+	MOVQ nq+8(FP), CX
+	MOVQ stride+24(FP), R10
+	VBROADCASTSS scale+40(FP), X12
+	MOVQ out+48(FP), DX
+	MOVQ ws+56(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+sx4:
+	TESTQ CX, CX
+	JZ sxdone
+	VMOVUPS 0(SI), Z16
+	VMOVUPS 64(SI), Z17
+	VMOVUPS 128(SI), Z18
+	VMOVUPS 192(SI), Z19
+	VMOVUPS 256(SI), Z20
+	VMOVUPS 320(SI), Z21
+	VMOVUPS 384(SI), Z22
+	VMOVUPS 448(SI), Z23
+	VMOVUPS 512(SI), Z24
+	VMOVUPS 576(SI), Z25
+	VMOVUPS 640(SI), Z26
+	VMOVUPS 704(SI), Z27
+	VMOVUPS 768(SI), Z28
+	VMOVUPS 832(SI), Z29
+	VMOVUPS 896(SI), Z30
+	VMOVUPS 960(SI), Z31
+	MOVQ keys+16(FP), DI
+	MOVQ DX, BX
+	MOVQ n+32(FP), R11
+sxp:
+	VCVTPH2PS 0(DI), Z8
+	VCVTPH2PS 32(DI), Z9
+	VCVTPH2PS 64(DI), Z10
+	VCVTPH2PS 96(DI), Z11
+	VMULPS Z16, Z8, Z0
+	VFMADD231PS Z17, Z9, Z0
+	VFMADD231PS Z18, Z10, Z0
+	VFMADD231PS Z19, Z11, Z0
+	VMULPS Z20, Z8, Z1
+	VFMADD231PS Z21, Z9, Z1
+	VFMADD231PS Z22, Z10, Z1
+	VFMADD231PS Z23, Z11, Z1
+	VMULPS Z24, Z8, Z2
+	VFMADD231PS Z25, Z9, Z2
+	VFMADD231PS Z26, Z10, Z2
+	VFMADD231PS Z27, Z11, Z2
+	VMULPS Z28, Z8, Z3
+	VFMADD231PS Z29, Z9, Z3
+	VFMADD231PS Z30, Z10, Z3
+	VFMADD231PS Z31, Z11, Z3
+	VEXTRACTF64X4 $1, Z0, Y4
+	VADDPS Y4, Y0, Y0
+	VEXTRACTF64X4 $1, Z1, Y5
+	VADDPS Y5, Y1, Y1
+	VEXTRACTF64X4 $1, Z2, Y6
+	VADDPS Y6, Y2, Y2
+	VEXTRACTF64X4 $1, Z3, Y7
+	VADDPS Y7, Y3, Y3
+	VHADDPS Y1, Y0, Y0
+	VHADDPS Y3, Y2, Y2
+	VHADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VMULPS X12, X0, X0
+	VMOVSS X0, 0(BX)
+	VEXTRACTPS $1, X0, 0(BX)(R12*1)
+	VEXTRACTPS $2, X0, 0(BX)(R12*2)
+	VEXTRACTPS $3, X0, 0(BX)(R13*1)
+	ADDQ R10, DI
+	ADDQ $4, BX
+	DECQ R11
+	JNZ sxp
+	ADDQ $1024, SI
+	LEAQ (DX)(R12*4), DX
+	SUBQ $4, CX
+	JMP sx4
+sxdone:
+	VZEROUPPER
+	RET

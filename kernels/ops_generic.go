@@ -37,3 +37,7 @@ func roundF16AVX2(dst, x *float32, n int) { panic("kernels: no assembly ops on t
 func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, stride, n int) {
 	panic("kernels: no assembly ops on this architecture")
 }
+
+func scoresF16x64AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int) {
+	panic("kernels: no assembly ops on this architecture")
+}
