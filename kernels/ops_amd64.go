@@ -71,3 +71,9 @@ func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, str
 //
 //go:noescape
 func scoresF16x64AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
+
+// scoresF16x64AVX2 is (*Impl).ScoresF16 for hd == 64, nq a positive
+// multiple of 4, n > 0.
+//
+//go:noescape
+func scoresF16x64AVX2(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)

@@ -878,3 +878,91 @@ sxp:
 sxdone:
 	VZEROUPPER
 	RET
+
+// func scoresF16x64AVX2(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
+//
+// ScoresF16 for hd == 64 and nq a positive multiple of 4 on AVX2: blocks of
+// four query rows (outer) against all key rows (inner), so each block's
+// four output rows stay in L1 (a position-outer loop writes one column of
+// a row-major score matrix and thrashes L1 sets when rows are 2 KiB
+// apart). Each converted 8-element key chunk feeds the four rows; one
+// 8-lane accumulator per row (8 chunks in order), then the four are
+// reduced together (two VHADDPS levels and the 128-bit halves): per term
+// hd/8 + 3 roundings.
+TEXT ·scoresF16x64AVX2(SB), NOSPLIT, $0-64
+	MOVQ q+0(FP), SI
+	MOVQ nq+8(FP), CX
+	MOVQ stride+24(FP), R10
+	VBROADCASTSS scale+40(FP), X15
+	MOVQ out+48(FP), DX
+	MOVQ ws+56(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+sa4:
+	TESTQ CX, CX
+	JZ sadone
+	MOVQ keys+16(FP), DI
+	MOVQ DX, BX
+	MOVQ n+32(FP), R11
+sap:
+	VCVTPH2PS 0(DI), Y4
+	VMULPS 0(SI), Y4, Y0
+	VMULPS 256(SI), Y4, Y1
+	VMULPS 512(SI), Y4, Y2
+	VMULPS 768(SI), Y4, Y3
+	VCVTPH2PS 16(DI), Y5
+	VFMADD231PS 32(SI), Y5, Y0
+	VFMADD231PS 288(SI), Y5, Y1
+	VFMADD231PS 544(SI), Y5, Y2
+	VFMADD231PS 800(SI), Y5, Y3
+	VCVTPH2PS 32(DI), Y4
+	VFMADD231PS 64(SI), Y4, Y0
+	VFMADD231PS 320(SI), Y4, Y1
+	VFMADD231PS 576(SI), Y4, Y2
+	VFMADD231PS 832(SI), Y4, Y3
+	VCVTPH2PS 48(DI), Y5
+	VFMADD231PS 96(SI), Y5, Y0
+	VFMADD231PS 352(SI), Y5, Y1
+	VFMADD231PS 608(SI), Y5, Y2
+	VFMADD231PS 864(SI), Y5, Y3
+	VCVTPH2PS 64(DI), Y4
+	VFMADD231PS 128(SI), Y4, Y0
+	VFMADD231PS 384(SI), Y4, Y1
+	VFMADD231PS 640(SI), Y4, Y2
+	VFMADD231PS 896(SI), Y4, Y3
+	VCVTPH2PS 80(DI), Y5
+	VFMADD231PS 160(SI), Y5, Y0
+	VFMADD231PS 416(SI), Y5, Y1
+	VFMADD231PS 672(SI), Y5, Y2
+	VFMADD231PS 928(SI), Y5, Y3
+	VCVTPH2PS 96(DI), Y4
+	VFMADD231PS 192(SI), Y4, Y0
+	VFMADD231PS 448(SI), Y4, Y1
+	VFMADD231PS 704(SI), Y4, Y2
+	VFMADD231PS 960(SI), Y4, Y3
+	VCVTPH2PS 112(DI), Y5
+	VFMADD231PS 224(SI), Y5, Y0
+	VFMADD231PS 480(SI), Y5, Y1
+	VFMADD231PS 736(SI), Y5, Y2
+	VFMADD231PS 992(SI), Y5, Y3
+	VHADDPS Y1, Y0, Y0
+	VHADDPS Y3, Y2, Y2
+	VHADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VMULPS X15, X0, X0
+	VMOVSS X0, 0(BX)
+	VEXTRACTPS $1, X0, 0(BX)(R12*1)
+	VEXTRACTPS $2, X0, 0(BX)(R12*2)
+	VEXTRACTPS $3, X0, 0(BX)(R13*1)
+	ADDQ R10, DI
+	ADDQ $4, BX
+	DECQ R11
+	JNZ sap
+	ADDQ $1024, SI
+	LEAQ (DX)(R12*4), DX
+	SUBQ $4, CX
+	JMP sa4
+sadone:
+	VZEROUPPER
+	RET

@@ -55,10 +55,9 @@ func checkAttn(op string, nq, hd, lq int, rows []byte, stride, n int, lw, ws int
 //
 // The queries are f32 holding F16-representable values (llama.cpp rounds Q
 // to F16 for an F16 cache), so every product is exact; the portable path
-// sums them in float64 in index order, the SIMD paths in f32 (AVX2: two
-// 8-lane accumulators over even/odd 8-element chunks and a horizontal add;
-// AVX-512 with hd 64: one 16-lane accumulator per row, four rows reduced
-// together); see TestScoresF16SIMD for the bound.
+// sums them in float64 in index order, the SIMD paths in f32 (lane-wise
+// accumulators, then a horizontal reduction; with hd 64 four rows at a
+// time); see TestScoresF16SIMD for the bound.
 func (k *Impl) ScoresF16(q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
 	checkAttn("ScoresF16", nq, hd, len(q), keys, stride, n, len(out), ws)
 	if nq == 0 || n == 0 || hd == 0 {
@@ -69,9 +68,13 @@ func (k *Impl) ScoresF16(q []float32, nq, hd int, keys []byte, stride, n int, sc
 		}
 		return
 	}
-	if k.simdOps() && hd == 64 && k.Name == "avx512" && nq >= 4 {
+	if k.simdOps() && hd == 64 && nq >= 4 {
 		n4 := nq &^ 3
-		scoresF16x64AVX512(&q[0], n4, &keys[0], stride, n, scale, &out[0], ws)
+		if k.Name == "avx512" {
+			scoresF16x64AVX512(&q[0], n4, &keys[0], stride, n, scale, &out[0], ws)
+		} else {
+			scoresF16x64AVX2(&q[0], n4, &keys[0], stride, n, scale, &out[0], ws)
+		}
 		if nq > n4 {
 			scoresF16AVX2(&q[n4*hd], nq-n4, hd, &keys[0], stride, n, scale, &out[n4*ws], ws)
 		}

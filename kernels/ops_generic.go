@@ -41,3 +41,7 @@ func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, str
 func scoresF16x64AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int) {
 	panic("kernels: no assembly ops on this architecture")
 }
+
+func scoresF16x64AVX2(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int) {
+	panic("kernels: no assembly ops on this architecture")
+}

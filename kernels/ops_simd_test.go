@@ -90,9 +90,11 @@ func attnCases() []attnCase {
 
 // TestScoresF16SIMD bounds |SIMD − reference| per score. The products
 // q_i·k_i of F16-valued operands are exact in f32 (11-bit significands),
-// so the only errors are the additions. The SIMD path sums hd/16 products
-// into each of two accumulators, adds them and reduces 8 lanes in 3 steps:
-// m = hd/16 + 4 roundings per term at most, so its error is ≤ γ_m·Σ|q_i k_i|
+// so the only errors are the additions. The SIMD routines add each product
+// through at most m = hd/8 + 4 roundings (AVX2 generic: hd/16 per
+// accumulator, 1 combining, 3 reduction levels; AVX2 hd 64: a chain of
+// hd/8, 2 VHADDPS levels, 1 halves add; AVX-512 hd 64: hd/16, 1 halves
+// add, 2 VHADDPS, 1), so the error is ≤ γ_m·Σ|q_i k_i|
 // (γ_m = m·u/(1−m·u), u = 2⁻²⁴). The reference sums in float64 (error
 // ≤ hd·2⁻⁵³·Σ|q_i k_i|) and rounds once to f32 (≤ u·|S|). Both then round
 // the product with scale (≤ u each). Hence
@@ -123,7 +125,7 @@ func TestScoresF16SIMD(t *testing.T) {
 			}
 			ScoresF16(q, c.nq, c.hd, keys, c.stride, c.n, scale, want, c.ws)
 			k.ScoresF16(q, c.nq, c.hd, keys, c.stride, c.n, scale, got, c.ws)
-			m := float64(c.hd/16 + 4)
+			m := float64(c.hd/8 + 4)
 			gamma := m * u / (1 - m*u)
 			for j := 0; j < c.nq; j++ {
 				for p := 0; p < c.ws && j*c.ws+p < len(got); p++ {

@@ -1,0 +1,79 @@
+package kernels
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
+
+// Benchmarks of the attention ops per path on TinyLlama's geometry: one kv
+// head of an F16 cache (4 kv heads of 64 per row), a block of 8 tokens × 8
+// query heads, 512 cached positions. Run briefly:
+// go test -run X -bench 'Attn|OpsF32' -benchtime=200ms ./kernels/
+
+func benchAttnSetup() (q []float32, keys []byte, out, w []float32) {
+	r := rand.New(rand.NewPCG(1, 1))
+	const nq, hd, n, stride = 64, 64, 512, 4 * 64 * 2
+	q = make([]float32, nq*hd)
+	_, qv := randHalfRow(r, nq*hd)
+	copy(q, qv)
+	keys = make([]byte, n*stride)
+	for p := 0; p < n; p++ {
+		b, _ := randHalfRow(r, hd)
+		copy(keys[p*stride:], b)
+	}
+	return q, keys, make([]float32, nq*hd), randF32s(r, nq*n, 0.01)
+}
+
+func BenchmarkAttnScoresF16(b *testing.B) {
+	q, keys, _, w := benchAttnSetup()
+	for _, k := range Available() {
+		b.Run(k.Name, func(b *testing.B) {
+			b.SetBytes(512 * 64 * 2)
+			for i := 0; i < b.N; i++ {
+				k.ScoresF16(q, 64, 64, keys, 512, 512, 0.125, w, 512)
+			}
+		})
+	}
+}
+
+func BenchmarkAttnAccumF16(b *testing.B) {
+	_, vals, out, w := benchAttnSetup()
+	for _, k := range Available() {
+		b.Run(k.Name, func(b *testing.B) {
+			b.SetBytes(512 * 64 * 2)
+			for i := 0; i < b.N; i++ {
+				k.AccumF16(out, 64, 64, w, 512, vals, 512, 512)
+			}
+		})
+	}
+}
+
+func BenchmarkOpsF32(b *testing.B) {
+	r := rand.New(rand.NewPCG(2, 2))
+	x := randF32s(r, 5632, 2)
+	y := randF32s(r, 5632, 2)
+	dst := make([]byte, 5632/32*34)
+	for _, k := range Available() {
+		b.Run("Softmax512/"+k.Name, func(b *testing.B) {
+			s := make([]float32, 512)
+			for i := 0; i < b.N; i++ {
+				copy(s, x)
+				k.Softmax(s)
+			}
+		})
+		b.Run("SiLUMul5632/"+k.Name, func(b *testing.B) {
+			g := make([]float32, len(x))
+			for i := 0; i < b.N; i++ {
+				copy(g, x)
+				k.SiLUMul(g, y)
+			}
+		})
+		b.Run("QuantizeQ8_0_5632/"+k.Name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				_ = k.QuantizeAct(ggml.Q8_0, x, dst)
+			}
+		})
+	}
+}
