@@ -28,7 +28,9 @@ func scaleAVX2(x *float32, n int, s float32) { panic("kernels: no assembly ops o
 
 func siluMulAVX2(gate, up *float32, n int) { panic("kernels: no assembly ops on this architecture") }
 
-func quantQ8_0AVX2(x *float32, nb int, dst *byte) { panic("kernels: no assembly ops on this architecture") }
+func quantQ8_0AVX2(x *float32, nb int, dst *byte) {
+	panic("kernels: no assembly ops on this architecture")
+}
 
 func f16RowAVX2(x *float32, n int, dst *byte) { panic("kernels: no assembly ops on this architecture") }
 
