@@ -44,6 +44,9 @@ func TestInspectGuestDeps(t *testing.T) {
 // A host on the inspect guest refuses full-guest jobs up front, and the
 // guest itself does not know them either.
 func TestInspectGuestRefusesOtherJobs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("testHost runs the full guest under -race")
+	}
 	h := testHost(t, Config{Guest: GuestInspect})
 	ctx := context.Background()
 	if _, err := h.Kernels(ctx, nil); err == nil || !strings.Contains(err.Error(), "inspect guest") {

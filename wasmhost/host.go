@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -215,7 +216,10 @@ func (h *Host) compile(ctx context.Context, wasm []byte, pages int64) error {
 	if _, err := wasi_snapshot_preview1.Instantiate(lctx, h.rt); err != nil {
 		return fmt.Errorf("instantiating WASI: %w", err)
 	}
-	mod, err := h.rt.CompileModule(ctx, wasm)
+	// A cold start compiles a few thousand functions: use every core (a
+	// warm one, from the cache, compiles nothing).
+	cctx := experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
+	mod, err := h.rt.CompileModule(cctx, wasm)
 	if err != nil {
 		if strings.Contains(err.Error(), "over limit") {
 			return fmt.Errorf("the guest's initial memory does not fit %d pages: %v: %w", pages, err, ErrMemoryLimit)
