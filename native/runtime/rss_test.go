@@ -117,6 +117,13 @@ func rssChild(t *testing.T, spec string) {
 		}
 	}
 	s := md.Stats()
+	if s.Stream == StreamMap {
+		// Here (a 90 MiB file, so whole 2 MiB chunks) the re-read path runs;
+		// every loaded byte must still be counted once, huge or small.
+		if got := s.HugeMappedBytes + s.SmallMappedBytes; got != s.BytesMoved && got != 0 {
+			t.Errorf("map stream: huge %d + small %d != moved %d", s.HugeMappedBytes, s.SmallMappedBytes, s.BytesMoved)
+		}
+	}
 	fmt.Printf("RSSCHILD %d %d %d\n", base, telemetry.PeakRSS(), sum)
 	fmt.Printf("stats: moved %d evictions %d peak weights %d huge-mapped %d small-mapped %d recached %d\n",
 		s.BytesMoved, s.Evictions, s.PeakWeightBytes, s.HugeMappedBytes, s.SmallMappedBytes, s.RecachedBytes)
