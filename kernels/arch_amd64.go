@@ -28,12 +28,13 @@ func archImpls(scalar *Impl) []*Impl {
 	avx2 := deriveImpl(scalar, "avx2", avx2Dots)
 	setDot4s(avx2, avx2Dot4s)
 	setDotRows4s(avx2, avx2Rows4s)
+	setGemms(avx2, avx2Gemms)
 	out := []*Impl{avx2}
 	if c.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL, cpuid.AVX512VNNI) {
 		avx512 := deriveImpl(avx2, "avx512", avx512Dots)
 		setDot4s(avx512, avx512Dot4s)
 		setDotRows4s(avx512, avx512Rows4s)
-		setGemms(avx512)
+		setGemms(avx512, avx512Gemms)
 		out = append([]*Impl{avx512}, out...)
 	}
 	return out

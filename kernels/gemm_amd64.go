@@ -7,29 +7,46 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
-// avx512Gemms are the packed matrix × matrix routines (AVX-512 VNNI) that
-// MatMul uses on the avx512 path; the packed kernel and the activation prep
-// are shared, the packers differ per weight type.
-var avx512Gemms = []struct {
-	t   ggml.Type
-	off int
-	f   func(nblk int, w *byte, ws int, dst *byte)
-}{
-	{ggml.Q4_0, 8, gemmPackQ4_0},
-	{ggml.Q8_0, 128, gemmPackQ8_0},
+// asmPack and asmKernel are the packer and kernel conventions of
+// gemm_amd64.s (gemmPackQ4_0, gemmKernel).
+type (
+	asmPack   func(nblk int, w *byte, ws int, dst *byte)
+	asmKernel func(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+)
+
+type archGemm struct {
+	t      ggml.Type
+	off    int // unsigned offset of the packed weights
+	pack   asmPack
+	kernel asmKernel
 }
 
-// setGemms installs the packed routines on k (the avx512 path only).
-func setGemms(k *Impl) {
-	for _, e := range avx512Gemms {
-		k.gemm[e.t] = newGemmAVX512(e.t, e.off, e.f)
+// avx512Gemms are the packed matrix × matrix routines (AVX-512 VNNI) that
+// MatMul uses on the avx512 path; the kernel and the activation prep are
+// shared, the packers differ per weight type.
+var avx512Gemms = []archGemm{
+	{ggml.Q4_0, 8, gemmPackQ4_0, gemmKernel},
+	{ggml.Q8_0, 128, gemmPackQ8_0, gemmKernel},
+}
+
+// avx2Gemms: Q4_0 only (Q8_0's w+128 would saturate VPMADDUBSW).
+var avx2Gemms = []archGemm{
+	{ggml.Q4_0, 8, gemmPackQ4_0AVX2, gemmKernelQ4AVX2},
+}
+
+// setGemms installs packed routines on k (after deriveImpl, which copies
+// the base path's entries: the list overrides them).
+func setGemms(k *Impl, list []archGemm) {
+	for _, e := range list {
+		k.gemm[e.t] = newGemm(e)
 	}
 }
 
-// newGemmAVX512 wraps the assembly with the bounds checks the contracts in
+// newGemm wraps the assembly with the bounds checks the contracts in
 // gemm.go promise: every byte the assembly touches is inside the slices it
 // was given (the kernel's masked loads and stores do not touch lanes >= nr).
-func newGemmAVX512(t ggml.Type, off int, pack func(nblk int, w *byte, ws int, dst *byte)) *gemmRoutines {
+func newGemm(e archGemm) *gemmRoutines {
+	t, off, pack, kernel := e.t, e.off, e.pack, e.kernel
 	bs := t.TypeSize()
 	abs := ActType(t).TypeSize()
 	return &gemmRoutines{
@@ -78,7 +95,7 @@ func newGemmAVX512(t ggml.Type, off int, pack func(nblk int, w *byte, ws int, ds
 			if first {
 				f = 1
 			}
-			gemmKernel(n, &pw[0], &a[0], as, &prep[0], ps, &y[0], ys*4, ntok, 1<<nr-1, f)
+			kernel(n, &pw[0], &a[0], as, &prep[0], ps, &y[0], ys*4, ntok, 1<<nr-1, f)
 		},
 	}
 }
@@ -94,3 +111,9 @@ func gemmPrepQ8_0(nblk int, a *byte, off int, dst *byte, stride int)
 
 //go:noescape
 func gemmKernel(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+
+//go:noescape
+func gemmPackQ4_0AVX2(nblk int, w *byte, ws int, dst *byte)
+
+//go:noescape
+func gemmKernelQ4AVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)

@@ -504,3 +504,276 @@ g1store:
 gdone:
 	VZEROUPPER
 	RET
+
+// ---- AVX2: Q4_0 only, same packed layout (each 64-byte vector is rows 0..7
+// then rows 8..15). VPMADDUBSW of the unsigned nibbles (≤ 15) against the
+// signed activations gives pair sums |·| ≤ 3840, and the eight dword groups
+// of a block add up in int16 to at most 8·3840 = 30720 < 2^15, so nothing
+// saturates; VPMADDWD with ones then gives each row's int32 block sum. (Q8_0
+// would need w+128 ≤ 255 and saturate, so it keeps the Dot4 path on AVX2.)
+
+// gemmBits: dword lane r = 1<<r, to expand the row bitmask into lane masks.
+DATA gemmBits<>+0(SB)/8, $0x0000000200000001
+DATA gemmBits<>+8(SB)/8, $0x0000000800000004
+DATA gemmBits<>+16(SB)/8, $0x0000002000000010
+DATA gemmBits<>+24(SB)/8, $0x0000008000000040
+DATA gemmBits<>+32(SB)/8, $0x0000020000000100
+DATA gemmBits<>+40(SB)/8, $0x0000080000000400
+DATA gemmBits<>+48(SB)/8, $0x0000200000001000
+DATA gemmBits<>+56(SB)/8, $0x0000800000004000
+GLOBL gemmBits<>(SB), RODATA|NOPTR, $64
+DATA gemmW1<>+0(SB)/4, $0x00010001
+GLOBL gemmW1<>(SB), RODATA|NOPTR, $4
+
+// Y4..Y7 = dword 0..3 of rows [base0, +ws, +2ws, +3ws | base1, ...] from
+// 16 bytes at off of each row (two 4×4 transposes, one per 128-bit lane).
+#define TRANS8(off, base0, base1) \
+	VMOVDQU off(base0), X0; \
+	VINSERTI128 $1, off(base1), Y0, Y0; \
+	VMOVDQU off(base0)(R9*1), X1; \
+	VINSERTI128 $1, off(base1)(R9*1), Y1, Y1; \
+	VMOVDQU off(base0)(R9*2), X2; \
+	VINSERTI128 $1, off(base1)(R9*2), Y2, Y2; \
+	VMOVDQU off(base0)(R10*1), X3; \
+	VINSERTI128 $1, off(base1)(R10*1), Y3, Y3; \
+	VPUNPCKLDQ Y1, Y0, Y8; \
+	VPUNPCKHDQ Y1, Y0, Y9; \
+	VPUNPCKLDQ Y3, Y2, Y10; \
+	VPUNPCKHDQ Y3, Y2, Y11; \
+	VPUNPCKLQDQ Y10, Y8, Y4; \
+	VPUNPCKHQDQ Y10, Y8, Y5; \
+	VPUNPCKLQDQ Y11, Y9, Y6; \
+	VPUNPCKHQDQ Y11, Y9, Y7
+
+// Low nibbles of y to off(DI) (group j), high nibbles to off+256 (j+4).
+#define NIB(y, off) \
+	VPAND Y15, y, Y12; \
+	VMOVDQU Y12, off(DI); \
+	VPSRLD $4, y, y; \
+	VPAND Y15, y, y; \
+	VMOVDQU y, off+256(DI)
+
+#define SCALEW(src, r) \
+	MOVWLZX src, AX; \
+	MOVW AX, 512+2*r(DI)
+
+// func gemmPackQ4_0AVX2(nblk int, w *byte, ws int, dst *byte)
+TEXT ·gemmPackQ4_0AVX2(SB), NOSPLIT, $0-32
+	MOVQ nblk+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ ws+16(FP), R9
+	MOVQ dst+24(FP), DI
+	LEAQ (R9)(R9*2), R10
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*4), R11
+	LEAQ (R11)(R9*4), R12
+	VPBROADCASTD gemm0f<>(SB), Y15
+	TESTQ CX, CX
+	JZ q2done
+q2loop:
+	TRANS8(2, SI, R8)
+	NIB(Y4, 0)
+	NIB(Y5, 64)
+	NIB(Y6, 128)
+	NIB(Y7, 192)
+	TRANS8(2, R11, R12)
+	NIB(Y4, 32)
+	NIB(Y5, 96)
+	NIB(Y6, 160)
+	NIB(Y7, 224)
+	SCALEW(0(SI), 0)
+	SCALEW(0(SI)(R9*1), 1)
+	SCALEW(0(SI)(R9*2), 2)
+	SCALEW(0(SI)(R10*1), 3)
+	SCALEW(0(R8), 4)
+	SCALEW(0(R8)(R9*1), 5)
+	SCALEW(0(R8)(R9*2), 6)
+	SCALEW(0(R8)(R10*1), 7)
+	SCALEW(0(R11), 8)
+	SCALEW(0(R11)(R9*1), 9)
+	SCALEW(0(R11)(R9*2), 10)
+	SCALEW(0(R11)(R10*1), 11)
+	SCALEW(0(R12), 12)
+	SCALEW(0(R12)(R9*1), 13)
+	SCALEW(0(R12)(R9*2), 14)
+	SCALEW(0(R12)(R10*1), 15)
+	VCVTPH2PS 512(DI), Y0
+	VCVTPH2PS 528(DI), Y1
+	VMOVUPS Y0, 512(DI)
+	VMOVUPS Y1, 544(DI)
+	ADDQ $18, SI
+	ADDQ $18, R8
+	ADDQ $18, R11
+	ADDQ $18, R12
+	ADDQ $576, DI
+	DECQ CX
+	JNZ q2loop
+q2done:
+	VZEROUPPER
+	RET
+
+// Dword group j (weights at wo(SI), activation dword at ao) for tokens 0
+// (DI; int16 sums Y0, Y1 for rows 0..7, 8..15) and 1 (DI+R9; Y2, Y3).
+#define J2FIRST(wo, ao) \
+	VMOVDQU wo(SI), Y8; \
+	VMOVDQU wo+32(SI), Y9; \
+	VPBROADCASTD ao(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y0; \
+	VPMADDUBSW Y10, Y9, Y1; \
+	VPBROADCASTD ao(DI)(R9*1), Y10; \
+	VPMADDUBSW Y10, Y8, Y2; \
+	VPMADDUBSW Y10, Y9, Y3
+
+#define J2(wo, ao) \
+	VMOVDQU wo(SI), Y8; \
+	VMOVDQU wo+32(SI), Y9; \
+	VPBROADCASTD ao(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y11; \
+	VPADDW Y11, Y0, Y0; \
+	VPMADDUBSW Y10, Y9, Y12; \
+	VPADDW Y12, Y1, Y1; \
+	VPBROADCASTD ao(DI)(R9*1), Y10; \
+	VPMADDUBSW Y10, Y8, Y11; \
+	VPADDW Y11, Y2, Y2; \
+	VPMADDUBSW Y10, Y9, Y12; \
+	VPADDW Y12, Y3, Y3
+
+#define J1FIRST(wo, ao) \
+	VMOVDQU wo(SI), Y8; \
+	VMOVDQU wo+32(SI), Y9; \
+	VPBROADCASTD ao(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y0; \
+	VPMADDUBSW Y10, Y9, Y1
+
+#define J1(wo, ao) \
+	VMOVDQU wo(SI), Y8; \
+	VMOVDQU wo+32(SI), Y9; \
+	VPBROADCASTD ao(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y11; \
+	VPADDW Y11, Y0, Y0; \
+	VPMADDUBSW Y10, Y9, Y12; \
+	VPADDW Y12, Y1, Y1
+
+// int16 sums → int32 block sums + prep bias, then f += d_a·(d_w·float).
+#define FIN2(ilo, ihi, flo, fhi, poff) \
+	VPMADDWD Y15, ilo, ilo; \
+	VPMADDWD Y15, ihi, ihi; \
+	VPBROADCASTD poff(R11), Y10; \
+	VPADDD Y10, ilo, ilo; \
+	VPADDD Y10, ihi, ihi; \
+	VCVTDQ2PS ilo, ilo; \
+	VCVTDQ2PS ihi, ihi; \
+	VMULPS 512(SI), ilo, ilo; \
+	VMULPS 544(SI), ihi, ihi; \
+	VBROADCASTSS poff+4(R11), Y10; \
+	VFMADD231PS Y10, ilo, flo; \
+	VFMADD231PS Y10, ihi, fhi
+
+// func gemmKernelQ4AVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+//
+// gemmKernel for AVX2 and the Q4_0 packing: two tokens at a time, then one.
+TEXT ·gemmKernelQ4AVX2(SB), NOSPLIT, $0-88
+	MOVQ a+16(FP), R12
+	MOVQ as+24(FP), R9
+	MOVQ prep+32(FP), R13
+	MOVQ y+48(FP), R14
+	MOVQ ys+56(FP), BX
+	MOVQ ntok+64(FP), AX
+	VPBROADCASTD mask+72(FP), Y13
+	VMOVDQU gemmBits<>+0(SB), Y14
+	VPAND Y14, Y13, Y12
+	VPCMPEQD Y14, Y12, Y12
+	VMOVDQU gemmBits<>+32(SB), Y14
+	VPAND Y14, Y13, Y13
+	VPCMPEQD Y14, Y13, Y14
+	VMOVDQA Y12, Y13
+	VPBROADCASTD gemmW1<>(SB), Y15
+a2group:
+	CMPQ AX, $2
+	JLT a1group
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ a2zero
+	VMASKMOVPS (R14), Y13, Y4
+	VMASKMOVPS 32(R14), Y14, Y5
+	VMASKMOVPS (R14)(BX*1), Y13, Y6
+	VMASKMOVPS 32(R14)(BX*1), Y14, Y7
+	JMP a2start
+a2zero:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+a2start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	MOVQ R13, R11
+	TESTQ CX, CX
+	JZ a2store
+a2loop:
+	J2FIRST(0, 2)
+	J2(64, 6)
+	J2(128, 10)
+	J2(192, 14)
+	J2(256, 18)
+	J2(320, 22)
+	J2(384, 26)
+	J2(448, 30)
+	FIN2(Y0, Y1, Y4, Y5, 0)
+	FIN2(Y2, Y3, Y6, Y7, 8)
+	ADDQ $576, SI
+	ADDQ $34, DI
+	ADDQ pstride+40(FP), R11
+	DECQ CX
+	JNZ a2loop
+a2store:
+	VMASKMOVPS Y4, Y13, (R14)
+	VMASKMOVPS Y5, Y14, 32(R14)
+	VMASKMOVPS Y6, Y13, (R14)(BX*1)
+	VMASKMOVPS Y7, Y14, 32(R14)(BX*1)
+	LEAQ (R12)(R9*2), R12
+	ADDQ $16, R13
+	LEAQ (R14)(BX*2), R14
+	SUBQ $2, AX
+	JMP a2group
+a1group:
+	TESTQ AX, AX
+	JZ a2done
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ a1zero
+	VMASKMOVPS (R14), Y13, Y4
+	VMASKMOVPS 32(R14), Y14, Y5
+	JMP a1start
+a1zero:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+a1start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	MOVQ R13, R11
+	TESTQ CX, CX
+	JZ a1store
+a1loop:
+	J1FIRST(0, 2)
+	J1(64, 6)
+	J1(128, 10)
+	J1(192, 14)
+	J1(256, 18)
+	J1(320, 22)
+	J1(384, 26)
+	J1(448, 30)
+	FIN2(Y0, Y1, Y4, Y5, 0)
+	ADDQ $576, SI
+	ADDQ $34, DI
+	ADDQ pstride+40(FP), R11
+	DECQ CX
+	JNZ a1loop
+a1store:
+	VMASKMOVPS Y4, Y13, (R14)
+	VMASKMOVPS Y5, Y14, 32(R14)
+a2done:
+	VZEROUPPER
+	RET

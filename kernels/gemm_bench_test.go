@@ -34,7 +34,7 @@ func BenchmarkGemm(b *testing.B) {
 						name string
 						k    *Impl
 					}{{"dot4", withoutGemm(k)}, {"packed", k}} {
-						b.Run(fmt.Sprintf("%s/%dx%d/b%d/t2/%s", typ, rows, cols, nb, v.name), func(b *testing.B) {
+						b.Run(fmt.Sprintf("%s/%s/%dx%d/b%d/t2/%s", typ, k.Name, rows, cols, nb, v.name), func(b *testing.B) {
 							p := NewPool(2)
 							defer p.Close()
 							for b.Loop() {
@@ -65,7 +65,7 @@ func BenchmarkGemmSmallBatch(b *testing.B) {
 				y := make([]float32, rows*nb)
 				ws, _ := RowSize(typ, cols)
 				as, _ := RowSize(ActType(typ), cols)
-				b.Run(fmt.Sprintf("%s/b%d/dot4", typ, nb), func(b *testing.B) {
+				b.Run(fmt.Sprintf("%s/%s/b%d/dot4", typ, k.Name, nb), func(b *testing.B) {
 					p := NewPool(2)
 					defer p.Close()
 					kd := withoutGemm(k)
@@ -74,7 +74,7 @@ func BenchmarkGemmSmallBatch(b *testing.B) {
 					}
 					b.ReportMetric(float64(rows)*float64(cols)*float64(nb)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 				})
-				b.Run(fmt.Sprintf("%s/b%d/packed", typ, nb), func(b *testing.B) {
+				b.Run(fmt.Sprintf("%s/%s/b%d/packed", typ, k.Name, nb), func(b *testing.B) {
 					p := NewPool(2)
 					defer p.Close()
 					g := k.gemmFor(typ)
