@@ -77,3 +77,9 @@ func scoresF16x64AVX512(q *float32, nq int, keys *byte, stride, n int, scale flo
 //
 //go:noescape
 func scoresF16x64AVX2(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
+
+// scoresF16x4AVX2 is (*Impl).ScoresF16 for hd a positive multiple of 8, nq
+// a positive multiple of 4, n > 0.
+//
+//go:noescape
+func scoresF16x4AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int)

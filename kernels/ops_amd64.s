@@ -966,3 +966,73 @@ sap:
 sadone:
 	VZEROUPPER
 	RET
+
+// func scoresF16x4AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int)
+//
+// ScoresF16 for hd a positive multiple of 8 and nq a positive multiple of 4:
+// blocks of four query rows (outer) against all key rows (inner), as
+// scoresF16x64AVX2 but with a loop over the 8-element chunks; per term
+// hd/8 + 3 roundings.
+TEXT ·scoresF16x4AVX2(SB), NOSPLIT, $0-72
+	MOVQ q+0(FP), SI
+	MOVQ nq+8(FP), CX
+	MOVQ stride+32(FP), R10
+	VBROADCASTSS scale+48(FP), X15
+	MOVQ out+56(FP), DX
+	MOVQ ws+64(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+gb4:
+	TESTQ CX, CX
+	JZ gbdone
+	MOVQ hd+16(FP), R9
+	SHLQ $2, R9
+	LEAQ (SI)(R9*1), AX
+	LEAQ (AX)(R9*1), BX
+	ADDQ BX, R9
+	MOVQ keys+24(FP), DI
+	MOVQ n+40(FP), R11
+gbp:
+	VCVTPH2PS 0(DI), Y4
+	VMULPS 0(SI), Y4, Y0
+	VMULPS 0(AX), Y4, Y1
+	VMULPS 0(BX), Y4, Y2
+	VMULPS 0(R9), Y4, Y3
+	MOVQ $8, R8
+gbd:
+	CMPQ R8, hd+16(FP)
+	JGE gbred
+	VCVTPH2PS 0(DI)(R8*2), Y4
+	VFMADD231PS 0(SI)(R8*4), Y4, Y0
+	VFMADD231PS 0(AX)(R8*4), Y4, Y1
+	VFMADD231PS 0(BX)(R8*4), Y4, Y2
+	VFMADD231PS 0(R9)(R8*4), Y4, Y3
+	ADDQ $8, R8
+	JMP gbd
+gbred:
+	VHADDPS Y1, Y0, Y0
+	VHADDPS Y3, Y2, Y2
+	VHADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VMULPS X15, X0, X0
+	VMOVSS X0, 0(DX)
+	VEXTRACTPS $1, X0, 0(DX)(R12*1)
+	VEXTRACTPS $2, X0, 0(DX)(R12*2)
+	VEXTRACTPS $3, X0, 0(DX)(R13*1)
+	ADDQ R10, DI
+	ADDQ $4, DX
+	DECQ R11
+	JNZ gbp
+	MOVQ n+40(FP), R11
+	SHLQ $2, R11
+	SUBQ R11, DX
+	LEAQ (DX)(R12*4), DX
+	MOVQ hd+16(FP), R9
+	SHLQ $4, R9
+	ADDQ R9, SI
+	SUBQ $4, CX
+	JMP gb4
+gbdone:
+	VZEROUPPER
+	RET

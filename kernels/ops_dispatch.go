@@ -80,6 +80,14 @@ func (k *Impl) ScoresF16(q []float32, nq, hd int, keys []byte, stride, n int, sc
 		}
 		return
 	}
+	if k.simdOps() && hd%16 == 0 && nq >= 4 {
+		n4 := nq &^ 3
+		scoresF16x4AVX2(&q[0], n4, hd, &keys[0], stride, n, scale, &out[0], ws)
+		if nq > n4 {
+			scoresF16AVX2(&q[n4*hd], nq-n4, hd, &keys[0], stride, n, scale, &out[n4*ws], ws)
+		}
+		return
+	}
 	if k.simdOps() && hd%16 == 0 {
 		scoresF16AVX2(&q[0], nq, hd, &keys[0], stride, n, scale, &out[0], ws)
 		return

@@ -47,3 +47,7 @@ func scoresF16x64AVX512(q *float32, nq int, keys *byte, stride, n int, scale flo
 func scoresF16x64AVX2(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int) {
 	panic("kernels: no assembly ops on this architecture")
 }
+
+func scoresF16x4AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int) {
+	panic("kernels: no assembly ops on this architecture")
+}

@@ -92,9 +92,9 @@ func attnCases() []attnCase {
 // q_i·k_i of F16-valued operands are exact in f32 (11-bit significands),
 // so the only errors are the additions. The SIMD routines add each product
 // through at most m = hd/8 + 4 roundings (AVX2 generic: hd/16 per
-// accumulator, 1 combining, 3 reduction levels; AVX2 hd 64: a chain of
-// hd/8, 2 VHADDPS levels, 1 halves add; AVX-512 hd 64: hd/16, 1 halves
-// add, 2 VHADDPS, 1), so the error is ≤ γ_m·Σ|q_i k_i|
+// accumulator, 1 combining, 3 reduction levels; AVX2 four-row blocks: a
+// chain of hd/8, 2 VHADDPS levels, 1 halves add; AVX-512 hd 64: hd/16, 1
+// halves add, 2 VHADDPS, 1), so the error is ≤ γ_m·Σ|q_i k_i|
 // (γ_m = m·u/(1−m·u), u = 2⁻²⁴). The reference sums in float64 (error
 // ≤ hd·2⁻⁵³·Σ|q_i k_i|) and rounds once to f32 (≤ u·|S|). Both then round
 // the product with scale (≤ u each). Hence
