@@ -19,7 +19,8 @@ import (
 // the 16 rows as unsigned bytes (Q4_0: q in 0..15; Q8_0: w+128) — then the
 // 16 rows' scales as f32. One VPDPBUSD of vector j with activation dword j
 // broadcast adds four products to each row's lane, so eight give 16 exact
-// block sums at once with no horizontal reduction. The unsigned offset is
+// block sums at once with no horizontal reduction (the AVX2 Q4_0 kernel
+// does the same with VPMADDUBSW on each 32-byte half). The unsigned offset is
 // removed by starting each sum at -off·Σa, precomputed once per MatMul per
 // activation block together with the f32 activation scale (gemmPrep).
 //
