@@ -60,11 +60,12 @@ func f16RowAVX2(x *float32, n int, dst *byte)
 //go:noescape
 func roundF16AVX2(dst, x *float32, n int)
 
-// accumF16x64AVX512 is (*Impl).AccumF16 for hd == 64, nq > 0, n > 0 on
-// AVX-512, bit-identical to accumF16AVX2.
+// accumF16x64AVX512 is (*Impl).AccumF16 restricted to one 64-column slab
+// (output rows os bytes apart), nq > 0, n > 0 on AVX-512, bit-identical to
+// accumF16AVX2.
 //
 //go:noescape
-func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, stride, n int)
+func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, stride, n, os int)
 
 // scoresF16x64AVX512 is (*Impl).ScoresF16 for hd == 64, nq a positive
 // multiple of 4, n > 0 on AVX-512.

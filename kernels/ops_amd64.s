@@ -646,14 +646,16 @@ rf16done:
 	VZEROUPPER
 	RET
 
-// func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, stride, n int)
+// func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, stride, n, os int)
 //
-// AccumF16 for hd == 64 on AVX-512: four output rows (16 zmm) stay in
-// registers across all n value rows, so per value row and output there is
-// one broadcast and four VMULPS+VADDPS and no load/store of the outputs;
-// leftover rows (nq mod 4) go one at a time. Same operations in the same
-// order per element as accumF16AVX2 (out + s*v, positions in order).
-TEXT ·accumF16x64AVX512(SB), NOSPLIT, $0-56
+// AccumF16 on a 64-column slab on AVX-512: output rows os bytes apart (the
+// head dim × 4; a wider head is done slab by slab, each element's sum being
+// independent). Four output rows (16 zmm) stay in registers across all n
+// value rows, so per value row and output there is one broadcast and four
+// VMULPS+VADDPS and no load/store of the outputs; leftover rows (nq mod 4)
+// go one at a time. Same operations in the same order per element as
+// accumF16AVX2 (out + s*v, positions in order).
+TEXT ·accumF16x64AVX512(SB), NOSPLIT, $0-64
 	MOVQ out+0(FP), AX
 	MOVQ nq+8(FP), CX
 	MOVQ w+16(FP), SI
@@ -661,6 +663,8 @@ TEXT ·accumF16x64AVX512(SB), NOSPLIT, $0-56
 	SHLQ $2, R12
 	LEAQ (R12)(R12*2), R13
 	MOVQ stride+40(FP), R10
+	MOVQ os+56(FP), R8
+	LEAQ (R8)(R8*2), R9
 ax4:
 	CMPQ CX, $4
 	JLT ax1
@@ -668,18 +672,18 @@ ax4:
 	VMOVUPS 64(AX), Z1
 	VMOVUPS 128(AX), Z2
 	VMOVUPS 192(AX), Z3
-	VMOVUPS 256(AX), Z4
-	VMOVUPS 320(AX), Z5
-	VMOVUPS 384(AX), Z6
-	VMOVUPS 448(AX), Z7
-	VMOVUPS 512(AX), Z8
-	VMOVUPS 576(AX), Z9
-	VMOVUPS 640(AX), Z10
-	VMOVUPS 704(AX), Z11
-	VMOVUPS 768(AX), Z12
-	VMOVUPS 832(AX), Z13
-	VMOVUPS 896(AX), Z14
-	VMOVUPS 960(AX), Z15
+	VMOVUPS 0(AX)(R8*1), Z4
+	VMOVUPS 64(AX)(R8*1), Z5
+	VMOVUPS 128(AX)(R8*1), Z6
+	VMOVUPS 192(AX)(R8*1), Z7
+	VMOVUPS 0(AX)(R8*2), Z8
+	VMOVUPS 64(AX)(R8*2), Z9
+	VMOVUPS 128(AX)(R8*2), Z10
+	VMOVUPS 192(AX)(R8*2), Z11
+	VMOVUPS 0(AX)(R9*1), Z12
+	VMOVUPS 64(AX)(R9*1), Z13
+	VMOVUPS 128(AX)(R9*1), Z14
+	VMOVUPS 192(AX)(R9*1), Z15
 	MOVQ vals+32(FP), DI
 	MOVQ SI, BX
 	MOVQ n+48(FP), R11
@@ -732,19 +736,19 @@ ax4p:
 	VMOVUPS Z1, 64(AX)
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
-	VMOVUPS Z4, 256(AX)
-	VMOVUPS Z5, 320(AX)
-	VMOVUPS Z6, 384(AX)
-	VMOVUPS Z7, 448(AX)
-	VMOVUPS Z8, 512(AX)
-	VMOVUPS Z9, 576(AX)
-	VMOVUPS Z10, 640(AX)
-	VMOVUPS Z11, 704(AX)
-	VMOVUPS Z12, 768(AX)
-	VMOVUPS Z13, 832(AX)
-	VMOVUPS Z14, 896(AX)
-	VMOVUPS Z15, 960(AX)
-	ADDQ $1024, AX
+	VMOVUPS Z4, 0(AX)(R8*1)
+	VMOVUPS Z5, 64(AX)(R8*1)
+	VMOVUPS Z6, 128(AX)(R8*1)
+	VMOVUPS Z7, 192(AX)(R8*1)
+	VMOVUPS Z8, 0(AX)(R8*2)
+	VMOVUPS Z9, 64(AX)(R8*2)
+	VMOVUPS Z10, 128(AX)(R8*2)
+	VMOVUPS Z11, 192(AX)(R8*2)
+	VMOVUPS Z12, 0(AX)(R9*1)
+	VMOVUPS Z13, 64(AX)(R9*1)
+	VMOVUPS Z14, 128(AX)(R9*1)
+	VMOVUPS Z15, 192(AX)(R9*1)
+	LEAQ (AX)(R8*4), AX
 	LEAQ (SI)(R12*4), SI
 	SUBQ $4, CX
 	JMP ax4
@@ -780,7 +784,7 @@ ax1p:
 	VMOVUPS Z1, 64(AX)
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
-	ADDQ $256, AX
+	ADDQ R8, AX
 	ADDQ R12, SI
 	DECQ CX
 	JMP ax1

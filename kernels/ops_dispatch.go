@@ -122,8 +122,10 @@ func (k *Impl) AccumF16(out []float32, nq, hd int, w []float32, ws int, vals []b
 	if nq == 0 || n == 0 || hd == 0 {
 		return
 	}
-	if k.simdOps() && hd == 64 && k.Name == "avx512" {
-		accumF16x64AVX512(&out[0], nq, &w[0], ws, &vals[0], stride, n)
+	if k.simdOps() && hd%64 == 0 && k.Name == "avx512" {
+		for c := 0; c < hd; c += 64 { // 64-column slabs; elements are independent
+			accumF16x64AVX512(&out[c], nq, &w[0], ws, &vals[2*c], stride, n, 4*hd)
+		}
 		return
 	}
 	if k.simdOps() && hd%16 == 0 {

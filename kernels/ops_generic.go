@@ -36,7 +36,7 @@ func f16RowAVX2(x *float32, n int, dst *byte) { panic("kernels: no assembly ops 
 
 func roundF16AVX2(dst, x *float32, n int) { panic("kernels: no assembly ops on this architecture") }
 
-func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, stride, n int) {
+func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, stride, n, os int) {
 	panic("kernels: no assembly ops on this architecture")
 }
 
