@@ -11,12 +11,6 @@ const hasOpsAsm = true
 //go:noescape
 func addScaledAVX2(dst, x *float32, n int, s float32)
 
-// scoresF16AVX2 is (*Impl).ScoresF16 for hd a positive multiple of 16,
-// nq > 0, n > 0; stride in bytes, ws in elements.
-//
-//go:noescape
-func scoresF16AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int)
-
 // accumF16AVX2 is (*Impl).AccumF16 for hd a positive multiple of 16, nq > 0,
 // n > 0; stride in bytes, ws in elements.
 //

@@ -201,88 +201,6 @@ asdone:
 	VZEROUPPER
 	RET
 
-// func scoresF16AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int)
-//
-// For each key row p (outer) and query row j (inner): two accumulators take
-// the even and odd 8-element chunks by FMA (the products of F16-valued
-// operands are exact), then HSUM2 and the scale. hd == 64 keeps the
-// converted key row in Y4..Y11 with the same operation order.
-TEXT ·scoresF16AVX2(SB), NOSPLIT, $0-72
-	MOVQ q+0(FP), SI
-	MOVQ hd+16(FP), R9
-	MOVQ keys+24(FP), DI
-	MOVQ stride+32(FP), R10
-	MOVQ n+40(FP), R11
-	VMOVSS scale+48(FP), X15
-	MOVQ out+56(FP), DX
-	MOVQ ws+64(FP), R12
-	SHLQ $2, R12
-	MOVQ R9, R13
-	SHLQ $2, R13
-scp:
-	TESTQ R11, R11
-	JZ scdone
-	MOVQ nq+8(FP), CX
-	MOVQ SI, AX
-	MOVQ DX, BX
-	CMPQ R9, $64
-	JEQ sc64
-scj:
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	XORQ R8, R8
-scd:
-	VCVTPH2PS 0(DI)(R8*2), Y2
-	VFMADD231PS 0(AX)(R8*4), Y2, Y0
-	VCVTPH2PS 16(DI)(R8*2), Y3
-	VFMADD231PS 32(AX)(R8*4), Y3, Y1
-	ADDQ $16, R8
-	CMPQ R8, R9
-	JLT scd
-	HSUM2(Y0, Y1, X0, X1)
-	VMULSS X15, X0, X0
-	VMOVSS X0, 0(BX)
-	ADDQ R13, AX
-	ADDQ R12, BX
-	DECQ CX
-	JNZ scj
-	JMP scnext
-sc64:
-	VCVTPH2PS 0(DI), Y4
-	VCVTPH2PS 16(DI), Y5
-	VCVTPH2PS 32(DI), Y6
-	VCVTPH2PS 48(DI), Y7
-	VCVTPH2PS 64(DI), Y8
-	VCVTPH2PS 80(DI), Y9
-	VCVTPH2PS 96(DI), Y10
-	VCVTPH2PS 112(DI), Y11
-sc64j:
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VFMADD231PS 0(AX), Y4, Y0
-	VFMADD231PS 32(AX), Y5, Y1
-	VFMADD231PS 64(AX), Y6, Y0
-	VFMADD231PS 96(AX), Y7, Y1
-	VFMADD231PS 128(AX), Y8, Y0
-	VFMADD231PS 160(AX), Y9, Y1
-	VFMADD231PS 192(AX), Y10, Y0
-	VFMADD231PS 224(AX), Y11, Y1
-	HSUM2(Y0, Y1, X0, X1)
-	VMULSS X15, X0, X0
-	VMOVSS X0, 0(BX)
-	ADDQ $256, AX
-	ADDQ R12, BX
-	DECQ CX
-	JNZ sc64j
-scnext:
-	ADDQ R10, DI
-	ADDQ $4, DX
-	DECQ R11
-	JMP scp
-scdone:
-	VZEROUPPER
-	RET
-
 // func accumF16AVX2(out *float32, nq, hd int, w *float32, ws int, vals *byte, stride, n int)
 //
 // For each value row p (outer, in order) and output row j (inner):
@@ -799,8 +717,7 @@ axdone:
 // is converted once (Z8..Z11) for the four, each dot is one VMULPS and
 // three FMAs over 16 lanes, and the four 16-lane sums are reduced together
 // (halves, then two VHADDPS levels, then the 128-bit halves) into one xmm of
-// four scores. Per term: 4 + 1 + 2 + 1 = hd/16 + 4 roundings, the same
-// bound as scoresF16AVX2.
+// four scores. Per term: 4 + 1 + 2 + 1 = hd/16 + 4 roundings.
 TEXT ·scoresF16x64AVX512(SB), NOSPLIT, $0-64
 	MOVQ q+0(FP), SI
 	MOVQ nq+8(FP), CX

@@ -68,31 +68,48 @@ func (k *Impl) ScoresF16(q []float32, nq, hd int, keys []byte, stride, n int, sc
 		}
 		return
 	}
-	if k.simdOps() && hd == 64 && nq >= 4 {
-		n4 := nq &^ 3
-		if k.Name == "avx512" {
-			scoresF16x64AVX512(&q[0], n4, &keys[0], stride, n, scale, &out[0], ws)
-		} else {
-			scoresF16x64AVX2(&q[0], n4, &keys[0], stride, n, scale, &out[0], ws)
-		}
-		if nq > n4 {
-			scoresF16AVX2(&q[n4*hd], nq-n4, hd, &keys[0], stride, n, scale, &out[n4*ws], ws)
-		}
+	if !k.simdOps() || hd%16 != 0 || hd > scorePad {
+		ScoresF16(q, nq, hd, keys, stride, n, scale, out, ws)
 		return
 	}
-	if k.simdOps() && hd%16 == 0 && nq >= 4 {
-		n4 := nq &^ 3
-		scoresF16x4AVX2(&q[0], n4, hd, &keys[0], stride, n, scale, &out[0], ws)
-		if nq > n4 {
-			scoresF16AVX2(&q[n4*hd], nq-n4, hd, &keys[0], stride, n, scale, &out[n4*ws], ws)
+	n4 := nq &^ 3
+	if n4 > 0 {
+		k.scores4(q, n4, hd, keys, stride, n, scale, out, ws)
+	}
+	if r := nq - n4; r > 0 {
+		// The last r rows go through the same four-row routine, padded with
+		// copies of the last row, so a row's scores do not depend on nq or
+		// its place in it: batched prefill (many rows per kv head) stays
+		// bit-identical to generation (one token's group of rows).
+		var qp, op [4 * scorePad]float32
+		for j := 0; j < 4; j++ {
+			copy(qp[j*hd:(j+1)*hd], q[(n4+min(j, r-1))*hd:])
 		}
-		return
+		for p0 := 0; p0 < n; p0 += scorePad {
+			c := min(scorePad, n-p0)
+			k.scores4(qp[:4*hd], 4, hd, keys[p0*stride:], stride, c, scale, op[:], scorePad)
+			for j := 0; j < r; j++ {
+				copy(out[(n4+j)*ws+p0:(n4+j)*ws+p0+c], op[j*scorePad:j*scorePad+c])
+			}
+		}
 	}
-	if k.simdOps() && hd%16 == 0 {
-		scoresF16AVX2(&q[0], nq, hd, &keys[0], stride, n, scale, &out[0], ws)
-		return
+}
+
+// scorePad bounds the head size of the SIMD score path (the padded
+// remainder rows live on the stack) and is the position chunk for them.
+const scorePad = 256
+
+// scores4 runs the four-row score routine of k's path; nq is a positive
+// multiple of 4, hd a multiple of 16, n > 0.
+func (k *Impl) scores4(q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
+	switch {
+	case hd == 64 && k.Name == "avx512":
+		scoresF16x64AVX512(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
+	case hd == 64:
+		scoresF16x64AVX2(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
+	default:
+		scoresF16x4AVX2(&q[0], nq, hd, &keys[0], stride, n, scale, &out[0], ws)
 	}
-	ScoresF16(q, nq, hd, keys, stride, n, scale, out, ws)
 }
 
 // ScoresF16 is the portable reference of (*Impl).ScoresF16.
@@ -190,19 +207,30 @@ func (k *Impl) Softmax(x []float32) {
 	}
 }
 
-// SiLUMul is the package SiLUMul; on SIMD paths whole groups of 8 use the
-// vector e^x (see Softmax) and a vector divide, the rest the package code.
+// SiLUMul is the package SiLUMul; on SIMD paths every element uses the
+// vector e^x (see Softmax) and a vector divide.
 func (k *Impl) SiLUMul(gate, up []float32) {
 	if len(up) < len(gate) {
 		panic(fmt.Sprintf("kernels: SiLUMul: len(gate)=%d > len(up)=%d", len(gate), len(up)))
 	}
-	n8 := len(gate) &^ 7
-	if !k.simdOps() || n8 == 0 {
+	if !k.simdOps() {
 		SiLUMul(gate, up)
 		return
 	}
-	siluMulAVX2(&gate[0], &up[0], n8)
-	SiLUMul(gate[n8:], up[n8:len(gate)])
+	n8 := len(gate) &^ 7
+	if n8 > 0 {
+		siluMulAVX2(&gate[0], &up[0], n8)
+	}
+	if t := len(gate) - n8; t > 0 {
+		// The tail goes through the vector routine too (padded), so an
+		// element's result does not depend on where a call's range ends
+		// (generation splits rows into chunks, prefill does whole rows).
+		var g, u [8]float32
+		copy(g[:], gate[n8:])
+		copy(u[:], up[n8:len(gate)])
+		siluMulAVX2(&g[0], &u[0], 8)
+		copy(gate[n8:], g[:t])
+	}
 }
 
 // QuantizeAct is the package QuantizeAct; on SIMD paths the Q8_0 and F16

@@ -10,10 +10,6 @@ func addScaledAVX2(dst, x *float32, n int, s float32) {
 	panic("kernels: no assembly ops on this architecture")
 }
 
-func scoresF16AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int) {
-	panic("kernels: no assembly ops on this architecture")
-}
-
 func accumF16AVX2(out *float32, nq, hd int, w *float32, ws int, vals *byte, stride, n int) {
 	panic("kernels: no assembly ops on this architecture")
 }

@@ -91,10 +91,10 @@ func attnCases() []attnCase {
 // TestScoresF16SIMD bounds |SIMD − reference| per score. The products
 // q_i·k_i of F16-valued operands are exact in f32 (11-bit significands),
 // so the only errors are the additions. The SIMD routines add each product
-// through at most m = hd/8 + 4 roundings (AVX2 generic: hd/16 per
-// accumulator, 1 combining, 3 reduction levels; AVX2 four-row blocks: a
-// chain of hd/8, 2 VHADDPS levels, 1 halves add; AVX-512 hd 64: hd/16, 1
-// halves add, 2 VHADDPS, 1), so the error is ≤ γ_m·Σ|q_i k_i|
+// through at most m = hd/8 + 4 roundings (AVX2 four-row blocks: a chain of
+// hd/8, 2 VHADDPS levels, 1 halves add; AVX-512 hd 64: hd/16, 1 halves
+// add, 2 VHADDPS, 1; remainder rows take the same routines), so the error
+// is ≤ γ_m·Σ|q_i k_i|
 // (γ_m = m·u/(1−m·u), u = 2⁻²⁴). The reference sums in float64 (error
 // ≤ hd·2⁻⁵³·Σ|q_i k_i|) and rounds once to f32 (≤ u·|S|). Both then round
 // the product with scale (≤ u each). Hence
@@ -396,4 +396,41 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return -1
+}
+
+// TestScoresF16RowInvariant: a query row's scores must not depend on how
+// many rows share the call or where the row sits among them (the padded
+// remainder takes the same routine), or batched prefill would stop being
+// bit-identical to one token at a time.
+func TestScoresF16RowInvariant(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, k := range Available() {
+		for _, hd := range []int{16, 64, 128} {
+			const nq, n = 11, 300 // n > the remainder's position chunk
+			stride := 2 * hd * 2
+			keys := make([]byte, n*stride)
+			for p := 0; p < n; p++ {
+				b, _ := randHalfRow(r, hd)
+				copy(keys[p*stride:], b)
+			}
+			_, q := randHalfRow(r, nq*hd)
+			all := make([]float32, nq*n)
+			k.ScoresF16(q, nq, hd, keys, stride, n, 0.125, all, n)
+			for j := 0; j < nq; j++ {
+				for _, m := range []int{1, 2, nq - j} {
+					if j+m > nq {
+						continue
+					}
+					one := make([]float32, m*n)
+					k.ScoresF16(q[j*hd:(j+m)*hd], m, hd, keys, stride, n, 0.125, one, n)
+					for p := 0; p < n; p++ {
+						if math.Float32bits(one[p]) != math.Float32bits(all[j*n+p]) {
+							t.Fatalf("%s hd=%d: row %d position %d: %v in a call of %d rows, %v as row %d of %d",
+								k.Name, hd, j, p, one[p], m, all[j*n+p], j, nq)
+						}
+					}
+				}
+			}
+		}
+	}
 }
