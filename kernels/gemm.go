@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"math"
 	"sync"
 	"unsafe"
 
@@ -68,6 +69,11 @@ type gemmRoutines struct {
 	prepBufs sync.Pool // *[]byte: activation prep
 	tiles    sync.Pool // *gemmScratch: one worker's packed tile
 }
+
+// gemmFits reports whether weight rows of ws bytes can take the packed
+// path: the packers address a tile's 16 rows with 32-bit offsets (rows of
+// over 134 M elements, far beyond any model, keep the Dot4 path).
+func gemmFits(ws int) bool { return ws <= math.MaxInt32/gemmTileRows }
 
 // gemmFor returns k's packed routines for t, or nil.
 func (k *Impl) gemmFor(t ggml.Type) *gemmRoutines {

@@ -88,7 +88,7 @@ func (k *Impl) MatMul(p *Pool, t ggml.Type, rows, cols int, w, a []byte, nb int,
 	if nb == 0 {
 		return
 	}
-	if g := k.gemmFor(t); g != nil && nb >= gemmMinBatch {
+	if g := k.gemmFor(t); g != nil && nb >= gemmMinBatch && gemmFits(ws) {
 		matMulPacked(p, g, t, rows, cols, w, a, nb, y, ws, as, gemmKB)
 		return
 	}
