@@ -390,7 +390,7 @@ prepdone:
 // blocks pstride apart, outputs y+t·ys), accumulates the nblk packed blocks
 // at pw into the 16 lanes y[t][0..15] selected by mask: from zero if first,
 // else onto y's values, blocks in order. Eight tokens at a time
-// (Z16..Z23), then one at a time.
+// (Z16..Z23), then four, then one at a time.
 TEXT ·gemmKernel(SB), NOSPLIT, $0-88
 	MOVQ a+16(FP), R12
 	MOVQ as+24(FP), R9
@@ -403,7 +403,7 @@ TEXT ·gemmKernel(SB), NOSPLIT, $0-88
 	LEAQ (R9)(R9*2), R10
 g8group:
 	CMPQ AX, $8
-	JLT g1group
+	JLT g4group
 	MOVQ first+80(FP), DX
 	TESTQ DX, DX
 	JNZ g8zero
@@ -469,6 +469,51 @@ g8store:
 	LEAQ (R14)(BX*8), R14
 	SUBQ $8, AX
 	JMP g8group
+g4group:
+	CMPQ AX, $4
+	JLT g1group
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ g4zero
+	VMOVUPS.Z (R14), K1, Z16
+	VMOVUPS.Z (R14)(BX*1), K1, Z17
+	VMOVUPS.Z (R14)(BX*2), K1, Z18
+	LEAQ (R14)(BX*2), DX
+	VMOVUPS.Z (DX)(BX*1), K1, Z19
+	JMP g4start
+g4zero:
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+g4start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	MOVQ R13, R11
+	TESTQ CX, CX
+	JZ g4store
+g4loop:
+	LOADW
+	TOKB(DI, 0, Z8, Z16)
+	TOK(DI, R9*1, 8, Z9, Z17)
+	TOK(DI, R9*2, 16, Z10, Z18)
+	TOK(DI, R10*1, 24, Z11, Z19)
+	ADDQ $576, SI
+	ADDQ $34, DI
+	ADDQ pstride+40(FP), R11
+	DECQ CX
+	JNZ g4loop
+g4store:
+	VMOVUPS Z16, K1, (R14)
+	VMOVUPS Z17, K1, (R14)(BX*1)
+	VMOVUPS Z18, K1, (R14)(BX*2)
+	LEAQ (R14)(BX*2), DX
+	VMOVUPS Z19, K1, (DX)(BX*1)
+	LEAQ (R12)(R9*4), R12
+	ADDQ $32, R13
+	LEAQ (R14)(BX*4), R14
+	SUBQ $4, AX
 g1group:
 	TESTQ AX, AX
 	JZ gdone
