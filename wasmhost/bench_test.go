@@ -21,7 +21,17 @@ import (
 //
 // all on the inspect guest, which `memvanta inspect` runs. In-process figures
 // flatter the sandbox: the host heap is already faulted in after the first
-// iteration, which a fresh `memvanta inspect` process is not.
+// iteration, which a fresh `memvanta inspect` process is not. The figures
+// that matter are per process (wall, peak RSS, minor faults):
+//
+//	XDG_CACHE_HOME=/tmp/c memvanta inspect F >/dev/null   # warm the cache
+//	XDG_CACHE_HOME=/tmp/c /usr/bin/time -f '%e s %M KiB %R flt' memvanta inspect F >/dev/null
+//	/usr/bin/time -f '%e s %M KiB %R flt' memvanta inspect --no-sandbox F >/dev/null
+//	rm -rf /tmp/c; XDG_CACHE_HOME=/tmp/c /usr/bin/time -f '%e s %M KiB %R flt' memvanta inspect F >/dev/null  # cold
+//
+// Where a page fault is dear (VMs), the warm start is dominated by wazero
+// loading the cached machine code into fresh 4 KiB pages (~3300 faults for
+// the inspect guest) and by decoding and validating the module.
 //
 //	MEMVANTA_BENCH_GGUF=/tmp/7b.gguf go test -run '^$' -bench Inspect -benchtime 20x ./wasmhost
 func BenchmarkInspect(b *testing.B) {
