@@ -65,7 +65,7 @@ type Options struct {
 	// depend on the page cache's folio sizes (see KeepPageCache). Both
 	// hold the weights' share of RSS within Budget.
 	Stream string
-	// KeepPageCache (budget map stream) forbids re-reading parts of the
+	// KeepPageCache (budget map stream, and resident mode's first pass) forbids re-reading parts of the
 	// file that the page cache holds in small folios. By default the
 	// runtime re-reads each such 2 MiB chunk once, so it comes back in one
 	// huge folio that maps with a single PMD entry: see native/mmap/huge.go

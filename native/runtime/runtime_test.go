@@ -167,6 +167,12 @@ func TestModes(t *testing.T) {
 				if opt.KeepPageCache && s.RecachedBytes != 0 {
 					t.Errorf("KeepPageCache: recached %d bytes", s.RecachedBytes)
 				}
+			} else if md.opt.Mode == Resident {
+				// The first pass maps every group of the plan once and
+				// counts each of its bytes once, huge or small.
+				if got := s.HugeMappedBytes + s.SmallMappedBytes; got != planBytes && got != 0 {
+					t.Errorf("resident first pass: huge %d + small %d != plan %d", s.HugeMappedBytes, s.SmallMappedBytes, planBytes)
+				}
 			} else if s.HugeMappedBytes+s.SmallMappedBytes+s.RecachedBytes != 0 {
 				t.Errorf("%s: huge-mapping counters set: %+v", opt.Mode, s)
 			}

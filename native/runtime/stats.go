@@ -43,9 +43,9 @@ type Stats struct {
 	// PeakWeightBytes is the most weight data held in cache buffers at once
 	// (budget mode; in resident mode the mapping is the page cache's).
 	PeakWeightBytes int64 `json:"peak_weight_bytes"`
-	// Budget map stream: weight bytes that were mapped by huge (PMD)
-	// entries after loading, those mapped by 4 KiB entries (each costs a
-	// fresh page-table entry per pass; see native/mmap/huge.go), and bytes
+	// Budget map stream (every load) and resident mode (first pass): weight
+	// bytes mapped by huge (PMD) entries after loading, those mapped by
+	// 4 KiB entries (see native/mmap/huge.go for what those cost), and bytes
 	// re-read from storage to bring the page cache into huge folios.
 	HugeMappedBytes  int64           `json:"huge_mapped_bytes,omitempty"`
 	SmallMappedBytes int64           `json:"small_mapped_bytes,omitempty"`
