@@ -107,8 +107,12 @@ func (h *hugeState) check(ctx context.Context, m *mmap.Map, off, n int64) error 
 			break
 		}
 	}
-	// Recount: the re-read chunks (and any whose neighbour was dropped
-	// meanwhile) may map differently now.
+	if len(runs) == 0 {
+		h.hugeBytes.Add(huge)
+		h.small.Add(n - huge)
+		return nil
+	}
+	// Recount: the re-read chunks may map differently now.
 	rs, err = m.HugeRanges(off, n)
 	if err != nil {
 		return err
