@@ -19,10 +19,11 @@ const maxRecacheFailures = 8
 // maxRecacheRun bounds one re-read, so a failed attempt wastes little.
 const maxRecacheRun = 8 * mmap.ChunkSize
 
-// hugeState tracks, for budget map mode, which 2 MiB chunks of the file
-// have been re-read to get them into huge page-cache folios. Only the
-// prefetcher's loader goroutine calls check; the counters are atomic so
-// stats can read them from any goroutine.
+// hugeState tracks which 2 MiB chunks of the file have been re-read to get
+// them into huge page-cache folios. One goroutine calls check at a time:
+// the prefetcher's loader in budget map mode, Acquire under weights.mu in
+// resident mode's first pass. The counters are atomic so stats can read
+// them from any goroutine.
 type hugeState struct {
 	repair    bool
 	tried     []bool // per chunk: a re-read was attempted
