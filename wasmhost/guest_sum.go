@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "db0a4683470f62b5d72f5f4f28219b92982b2f306edf7fa04ff69fdb344bfef1"
+const guestSHA256 = "7fd3af71b24f119e13287998503cde8084f7175f9c3e2460e3302946c8557b9c"
