@@ -37,6 +37,29 @@ func (k *Impl) geometry(op string, t ggml.Type, rows, cols, nw, na, nb, ny int) 
 
 func grainRows(ws int) int { return max(1, chunkBytes/max(ws, 1)) }
 
+// matVecChunkBytes is the weight bytes a MatVec pool chunk aims at.
+// Generation reads every weight byte from DRAM once per token, and a
+// chunk is the run of rows one thread streams in sequence: with chunkBytes
+// (a few rows) the threads' chunks interleave and each starts on lines the
+// hardware prefetcher has not followed yet, and a 4096×11008 Q4_0 MatVec
+// streamed ~20 GB/s on 2 threads here; with 0.5–1 MiB chunks it streams
+// ~37 GB/s, the machine's DRAM read rate (BenchmarkArchMatVecDRAM).
+const matVecChunkBytes = 512 << 10
+
+// MatVecGrain is the rows per pool chunk of a MatVec over rows weight rows
+// of ws bytes on threads threads: at most about matVecChunkBytes, aiming at
+// a chunk count that is a multiple of threads (so on a quiet machine every
+// thread has work until near the end; rounding to whole groups of four rows,
+// for the four-weight-row routines, can leave the count a little short). Callers that split generation's matrices
+// themselves (the graph's fused dispatches) use it too.
+func MatVecGrain(rows, ws, threads int) int {
+	threads = max(threads, 1)
+	per := threads * matVecChunkBytes
+	n := threads * max(1, (rows*max(ws, 1)+per-1)/per)
+	g := (rows + n - 1) / n
+	return max(4, (g+3)&^3)
+}
+
 // MatVec computes y[r] = w[r]·a for rows rows of cols elements of weight
 // type t; a is one activation row already in ActType(t) (see QuantizeAct).
 // Where the path has a DotRows4Func for t, weight rows go four at a time
@@ -47,10 +70,7 @@ func (k *Impl) MatVec(p *Pool, t ggml.Type, rows, cols int, w, a []byte, y []flo
 	dot, ws, as := k.geometry("MatVec", t, rows, cols, len(w), len(a), 1, len(y))
 	a = a[:as]
 	rows4 := k.DotRows4(t)
-	grain := grainRows(ws)
-	if rows4 != nil {
-		grain = (grain + 3) &^ 3 // whole groups of four per chunk
-	}
+	grain := MatVecGrain(rows, ws, p.Threads())
 	p.Run(rows, grain, func(lo, hi int) {
 		r := lo
 		if rows4 != nil {

@@ -181,3 +181,26 @@ func TestDispatch(t *testing.T) {
 		t.Error("clone shares or mishandles the dot table")
 	}
 }
+
+// MatVecGrain's chunks are whole groups of four rows, about
+// matVecChunkBytes each (never more than that plus four rows), every thread
+// gets one when the matrix has a group for each.
+func TestMatVecGrain(t *testing.T) {
+	for _, c := range []struct{ rows, ws, threads int }{
+		{1, 18, 2}, {4, 18, 2}, {7, 1152, 1}, {256, 1152, 2}, {2048, 1152, 2},
+		{5632, 1152, 2}, {4096, 6192, 2}, {11008, 2304, 2}, {32000, 2304, 2},
+		{4096, 6192, 1}, {4096, 6192, 3}, {4096, 6192, 8}, {100, 0, 2},
+	} {
+		g := MatVecGrain(c.rows, c.ws, c.threads)
+		chunks := (c.rows + g - 1) / g
+		if g%4 != 0 || g < 4 {
+			t.Errorf("%+v: grain %d is not a positive multiple of 4", c, g)
+		}
+		if g*c.ws > matVecChunkBytes+4*c.ws && g > 4 {
+			t.Errorf("%+v: grain %d rows = %d bytes, over %d", c, g, g*c.ws, matVecChunkBytes)
+		}
+		if c.rows >= 4*c.threads && chunks < c.threads {
+			t.Errorf("%+v: %d chunks for %d threads", c, chunks, c.threads)
+		}
+	}
+}

@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "7fd3af71b24f119e13287998503cde8084f7175f9c3e2460e3302946c8557b9c"
+const guestSHA256 = "0fe48fc79cb86a1b1695d29ba1b0540f680020c18e6a6b7f022e3fbc4725e0d2"

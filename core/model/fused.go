@@ -74,9 +74,8 @@ func (f *fusedMV) work(lo, hi int) {
 }
 
 // setMat fills fm for p over activation a (cols wide) and returns the
-// rows per chunk that MatVec would use (~32 KiB of weights, a multiple of
-// four when there is a four-row routine).
-func (f *fusedMV) setMat(fm *fusedMat, p proj, cols int, a []byte) (int, error) {
+// rows per chunk that MatVec would use on threads threads.
+func (f *fusedMV) setMat(fm *fusedMat, p proj, cols int, a []byte, threads int) (int, error) {
 	ws, err := ggml.RowSize(p.t, uint64(cols))
 	if err != nil {
 		return 0, err
@@ -88,11 +87,7 @@ func (f *fusedMV) setMat(fm *fusedMat, p proj, cols int, a []byte) (int, error) 
 	if len(p.w) < p.rows*int(ws) {
 		return 0, unsupported("weight of %d bytes for %d rows of %d", len(p.w), p.rows, ws)
 	}
-	grain := max(1, (32<<10)/int(ws))
-	if fm.rows4 != nil {
-		grain = (grain + 3) &^ 3
-	}
-	return grain, nil
+	return kernels.MatVecGrain(p.rows, int(ws), threads), nil
 }
 
 // encodeOnce quantizes x (one row of cols) for each projection's activation
@@ -134,7 +129,7 @@ func (m *Model) fusedMatVec(x []float32, cols int, ps ...proj) error {
 	f.swiglu = false
 	f.segs = f.segs[:0]
 	for i, p := range ps {
-		grain, err := f.setMat(&f.mats[i], p, cols, acts[i])
+		grain, err := f.setMat(&f.mats[i], p, cols, acts[i], m.pool.Threads())
 		if err != nil {
 			return err
 		}
@@ -168,11 +163,11 @@ func (m *Model) fusedSwiGLU(x []float32, cols int, gate, up proj, downT ggml.Typ
 		return nil, unsupported("gate/up rows %d/%d not whole %s blocks", F, up.rows, f.actT)
 	}
 	f.act = m.actBuf[2][:F/f.blk*f.blkBytes]
-	g0, err := f.setMat(&f.mats[0], gate, cols, acts[0])
+	g0, err := f.setMat(&f.mats[0], gate, cols, acts[0], m.pool.Threads())
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.setMat(&f.mats[1], up, cols, acts[1]); err != nil {
+	if _, err := f.setMat(&f.mats[1], up, cols, acts[1], m.pool.Threads()); err != nil {
 		return nil, err
 	}
 	step := f.blk * 4 / gcd(f.blk, 4) // whole blocks and whole groups of four
