@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "0fe48fc79cb86a1b1695d29ba1b0540f680020c18e6a6b7f022e3fbc4725e0d2"
+const guestSHA256 = "c33828e8ac3beb19a706d31c7abf663f756d4925057a81be5d42dcc5ea8c3d3a"

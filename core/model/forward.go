@@ -342,26 +342,38 @@ type proj struct {
 	y    []float32 // nb*rows, token-major
 }
 
+// actEncodings are the distinct activation encodings of one input already
+// made for a group of projections (at most three: q/k/v or gate/up), so
+// projections that share an encoding share one quantized copy (actBuf[i]).
+type actEncodings struct {
+	types [3]ggml.Type
+	n     int
+}
+
+// slot returns the actBuf index for encoding at, and whether it is new
+// (the caller then fills it).
+func (e *actEncodings) slot(at ggml.Type) (idx int, fresh bool) {
+	for i := 0; i < e.n; i++ {
+		if e.types[i] == at {
+			return i, false
+		}
+	}
+	e.types[e.n] = at
+	e.n++
+	return e.n - 1, true
+}
+
 // project multiplies nb activation rows x (each cols long) by each weight
 // matrix. The activations are quantized once per distinct encoding, so q, k
 // and v (or gate and up) share the work, and each weight row is read once
 // for the whole batch.
 func (m *Model) project(x []float32, nb, cols int, ps ...proj) error {
-	var done [3]ggml.Type
-	nd := 0
+	var encs actEncodings
 	for _, p := range ps {
 		at := kernels.ActType(p.t)
-		idx := -1
-		for i := 0; i < nd; i++ {
-			if done[i] == at {
-				idx = i
-			}
-		}
+		idx, fresh := encs.slot(at)
 		arb := actRowBytes(p.t, cols)
-		if idx < 0 {
-			idx = nd
-			done[nd] = at
-			nd++
+		if fresh {
 			buf := m.actBuf[idx]
 			if err := m.k.QuantizeAct(at, x[:cols], buf[:arb]); err != nil {
 				return err

@@ -94,21 +94,12 @@ func (f *fusedMV) setMat(fm *fusedMat, p proj, cols int, a []byte, threads int) 
 // type, once per distinct type, into m.actBuf, returning each projection's
 // activation row.
 func (m *Model) encodeOnce(x []float32, cols int, ps []proj, acts [][]byte) error {
-	var done [3]ggml.Type
-	nd := 0
+	var encs actEncodings
 	for i, p := range ps {
 		at := kernels.ActType(p.t)
-		idx := -1
-		for j := 0; j < nd; j++ {
-			if done[j] == at {
-				idx = j
-			}
-		}
+		idx, fresh := encs.slot(at)
 		arb := actRowBytes(p.t, cols)
-		if idx < 0 {
-			idx = nd
-			done[nd] = at
-			nd++
+		if fresh {
 			if err := m.k.QuantizeAct(at, x[:cols], m.actBuf[idx][:arb]); err != nil {
 				return err
 			}
