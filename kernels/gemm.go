@@ -60,14 +60,16 @@ type gemmRoutines struct {
 	pack   func(n int, w []byte, ws int, dst []byte)
 	prep   func(n int, a []byte, dst []byte, stride int)
 	kernel func(n int, pw, a []byte, as int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool)
+}
 
-	// Scratch reused across calls (the dispatch entry lives as long as the
-	// process): without it every prefill MatMul left up to a few MiB of
-	// garbage, which raised peak RSS by ~80 MiB on TinyLlama pp512. The
-	// buffers carry no state between calls: every byte is written before
-	// it is read.
-	prepBufs sync.Pool // *[]byte: activation prep
-	tiles    sync.Pool // *gemmScratch: one worker's packed tile
+// gemmBuffers is the packed MatMul's scratch, reused across calls on one
+// Pool (which lives as long as its model): without it every prefill MatMul
+// left up to a few MiB of garbage, which raised peak RSS by ~80 MiB on
+// TinyLlama pp512. The buffers carry no state between calls: every byte is
+// written before it is read.
+type gemmBuffers struct {
+	prep  sync.Pool // *[]byte: activation prep
+	tiles sync.Pool // *gemmScratch: one worker's packed tile
 }
 
 // gemmFits reports whether weight rows of ws bytes can take the packed
@@ -104,13 +106,14 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 		clear(y[:nb*rows])
 		return
 	}
+	bufs := p.gemmBuffers()
 	ps := nb * gemmPrepBytes
-	pb, _ := g.prepBufs.Get().(*[]byte)
+	pb, _ := bufs.prep.Get().(*[]byte)
 	if pb == nil || cap(*pb) < nblocks*ps {
 		b := make([]byte, nblocks*ps)
 		pb = &b
 	}
-	defer g.prepBufs.Put(pb)
+	defer bufs.prep.Put(pb)
 	prep := (*pb)[:nblocks*ps]
 	p.Run(nb, max(1, 4096/nblocks), func(lo, hi int) {
 		for b := lo; b < hi; b++ {
@@ -120,12 +123,12 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 	kb = min(max(kb, 1), gemmKB, nblocks)
 	ntiles := (rows + gemmTileRows - 1) / gemmTileRows
 	p.Run(ntiles, 1, func(lo, hi int) {
-		s, _ := g.tiles.Get().(*gemmScratch)
+		s, _ := bufs.tiles.Get().(*gemmScratch)
 		if s == nil {
 			s = &gemmScratch{raw: make([]byte, gemmKB*gemmBlockB+63)}
 			s.pw = aligned64(s.raw, gemmKB*gemmBlockB)
 		}
-		defer g.tiles.Put(s)
+		defer bufs.tiles.Put(s)
 		for tile := lo; tile < hi; tile++ {
 			r0 := tile * gemmTileRows
 			nr := min(gemmTileRows, rows-r0)

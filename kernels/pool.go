@@ -18,6 +18,16 @@ type Pool struct {
 	mu      sync.RWMutex // Close waits for in-flight Run dispatches
 	closed  bool
 	exited  sync.WaitGroup
+	gemm    gemmBuffers // packed MatMul scratch (gemm.go)
+}
+
+// gemmBuffers returns p's packed-MatMul scratch; a nil pool gets a fresh,
+// call-local set.
+func (p *Pool) gemmBuffers() *gemmBuffers {
+	if p == nil {
+		return new(gemmBuffers)
+	}
+	return &p.gemm
 }
 
 type job struct {

@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "c33828e8ac3beb19a706d31c7abf663f756d4925057a81be5d42dcc5ea8c3d3a"
+const guestSHA256 = "0ef6715c810533705d4369da02092fff7f53eab629cde2c52f5029d8729dfec4"
