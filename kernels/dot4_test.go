@@ -38,94 +38,13 @@ func withoutGemm(k *Impl) *Impl {
 	return c
 }
 
-// Every four-row routine must equal four calls of the same path's one-row
-// routine bit for bit, for every block count (the one-row routines have
-// 4-, 2- and 1-block steps, so counts 1..9 hit every tail), padded strides,
-// and both realistic and raw random inputs.
+// Every four-row routine equals four calls of the one-row routine bit for
+// bit (see checkFourRowMatchesDot).
 func TestDot4MatchesDot(t *testing.T) {
-	r := rand.New(rand.NewPCG(93, 94))
-	tested := 0
-	for _, k := range Available() {
-		for _, typ := range Executable() {
-			d4 := k.Dot4(typ)
-			if d4 == nil {
-				continue
-			}
-			tested++
-			dot := k.Dot(typ)
-			bs := typ.BlockSize()
-			at := ActType(typ)
-			for _, nbk := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 31, 128} {
-				n := nbk * bs
-				ws, _ := RowSize(typ, n)
-				rs, _ := RowSize(at, n)
-				for trial := 0; trial < 6; trial++ {
-					raw := trial%2 == 1
-					var w []byte
-					if raw {
-						w = rawBytes(r, ws)
-					} else {
-						w = randWeights(r, typ, n)
-					}
-					stride := rs + r.IntN(3)*7
-					a := rawBytes(r, 3*stride+rs)
-					if !raw {
-						for j := 0; j < 4; j++ {
-							copy(a[j*stride:], encodeAct(typ, randActivations(r, n)))
-						}
-					}
-					y := [4]float32{1, 2, 3, 4}
-					d4(n, w, a, stride, &y)
-					for j := 0; j < 4; j++ {
-						want := dot(n, w, a[j*stride:j*stride+rs])
-						if math.Float32bits(y[j]) != math.Float32bits(want) {
-							t.Fatalf("%s %s %d blocks raw=%v row %d: dot4 %g (%#08x), dot %g (%#08x)",
-								k.Name, typ, nbk, raw, j, y[j], math.Float32bits(y[j]), want, math.Float32bits(want))
-						}
-					}
-				}
-			}
-			y := [4]float32{1, 2, 3, 4}
-			d4(0, nil, nil, 0, &y)
-			if y != ([4]float32{}) {
-				t.Errorf("%s %s: zero-length dot4 = %v, want zeros", k.Name, typ, y)
-			}
-		}
-	}
-	if tested == 0 {
-		t.Skip("no dispatch path on this CPU has a four-row routine")
-	}
+	checkFourRowMatchesDot(t, rand.New(rand.NewPCG(93, 94)), dot4Kind)
 }
 
-func TestDot4ShortInputsPanic(t *testing.T) {
-	for _, k := range Available() {
-		d4 := k.Dot4(ggml.Q4_0)
-		if d4 == nil {
-			continue
-		}
-		n := 4 * ggml.Q4_0.BlockSize()
-		ws, _ := RowSize(ggml.Q4_0, n)
-		rs, _ := RowSize(ggml.Q8_0, n)
-		for _, c := range []struct {
-			name           string
-			wlen, alen, st int
-		}{
-			{"short w", ws - 1, 4 * rs, rs},
-			{"short a", ws, 4*rs - 1, rs},
-			{"stride < row", ws, 4 * rs, rs - 1},
-		} {
-			func() {
-				defer func() {
-					if recover() == nil {
-						t.Errorf("%s %s: no panic", k.Name, c.name)
-					}
-				}()
-				var y [4]float32
-				d4(n, make([]byte, c.wlen), make([]byte, c.alen), c.st, &y)
-			}()
-		}
-	}
-}
+func TestDot4ShortInputsPanic(t *testing.T) { checkFourRowShortInputsPanic(t, dot4Kind) }
 
 // MatMul through the four-row routines equals the row-by-row dot exactly,
 // for batches that are and are not multiples of four and span several

@@ -17,94 +17,13 @@ func withoutRows4(k *Impl) *Impl {
 	return c
 }
 
-// Every four-weight-row routine must equal four calls of the same path's
-// one-row routine bit for bit, for every block count (the one-row routines
-// have 4-, 2- and 1-block steps, so counts 1..9 hit every tail), padded
-// strides, and both realistic and raw random inputs (NaN/Inf scales).
+// Every four-weight-row routine equals four calls of the one-row routine
+// bit for bit (see checkFourRowMatchesDot).
 func TestDotRows4MatchesDot(t *testing.T) {
-	r := rand.New(rand.NewPCG(193, 194))
-	tested := 0
-	for _, k := range Available() {
-		for _, typ := range Executable() {
-			d4 := k.DotRows4(typ)
-			if d4 == nil {
-				continue
-			}
-			tested++
-			dot := k.Dot(typ)
-			bs := typ.BlockSize()
-			at := ActType(typ)
-			for _, nbk := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 31, 128} {
-				n := nbk * bs
-				ws, _ := RowSize(typ, n)
-				rs, _ := RowSize(at, n)
-				for trial := 0; trial < 6; trial++ {
-					raw := trial%2 == 1
-					stride := ws + r.IntN(3)*7
-					w := rawBytes(r, 3*stride+ws)
-					var a []byte
-					if raw {
-						a = rawBytes(r, rs)
-					} else {
-						for j := 0; j < 4; j++ {
-							copy(w[j*stride:], randWeights(r, typ, n))
-						}
-						a = encodeAct(typ, randActivations(r, n))
-					}
-					y := [4]float32{1, 2, 3, 4}
-					d4(n, w, a, stride, &y)
-					for j := 0; j < 4; j++ {
-						want := dot(n, w[j*stride:j*stride+ws], a)
-						if math.Float32bits(y[j]) != math.Float32bits(want) {
-							t.Fatalf("%s %s %d blocks raw=%v row %d: rows4 %g (%#08x), dot %g (%#08x)",
-								k.Name, typ, nbk, raw, j, y[j], math.Float32bits(y[j]), want, math.Float32bits(want))
-						}
-					}
-				}
-			}
-			y := [4]float32{1, 2, 3, 4}
-			d4(0, nil, nil, 0, &y)
-			if y != ([4]float32{}) {
-				t.Errorf("%s %s: zero-length rows4 = %v, want zeros", k.Name, typ, y)
-			}
-		}
-	}
-	if tested == 0 {
-		t.Skip("no dispatch path on this CPU has a four-weight-row routine")
-	}
+	checkFourRowMatchesDot(t, rand.New(rand.NewPCG(193, 194)), rows4Kind)
 }
 
-func TestDotRows4ShortInputsPanic(t *testing.T) {
-	for _, k := range Available() {
-		for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0} {
-			d4 := k.DotRows4(typ)
-			if d4 == nil {
-				continue
-			}
-			n := 4 * typ.BlockSize()
-			ws, _ := RowSize(typ, n)
-			rs, _ := RowSize(ActType(typ), n)
-			for _, c := range []struct {
-				name           string
-				wlen, alen, st int
-			}{
-				{"short w", 4*ws - 1, rs, ws},
-				{"short a", 4 * ws, rs - 1, ws},
-				{"stride < row", 4 * ws, rs, ws - 1},
-			} {
-				func() {
-					defer func() {
-						if recover() == nil {
-							t.Errorf("%s %s %s: no panic", k.Name, typ, c.name)
-						}
-					}()
-					var y [4]float32
-					d4(n, make([]byte, c.wlen), make([]byte, c.alen), c.st, &y)
-				}()
-			}
-		}
-	}
-}
+func TestDotRows4ShortInputsPanic(t *testing.T) { checkFourRowShortInputsPanic(t, rows4Kind) }
 
 // MatVec through the four-weight-row routines equals the row-by-row dot
 // exactly, for row counts that are and are not multiples of four, in one
