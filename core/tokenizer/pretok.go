@@ -165,35 +165,49 @@ func (p *preTokenizer) words(text string) []string {
 
 // ---- the two hand-written splitters llama.cpp itself uses ----
 
+// pieceCursor is one pre-split piece cps[ini:end) being cut further, the
+// state both splitters keep: reads outside the piece see nothing (as
+// llama.cpp's bounded lookups do), and emit appends the length cut since
+// the previous emit.
+type pieceCursor struct {
+	cps            []rune
+	ini, end, prev int
+	out            []int
+}
+
+func (c *pieceCursor) get(p int) (rune, bool) {
+	if p >= c.ini && p < c.end {
+		return c.cps[p], true
+	}
+	return 0, false
+}
+
+func (c *pieceCursor) flags(p int) cpFlags {
+	if p >= c.ini && p < c.end {
+		return flagsOf(c.cps[p])
+	}
+	return cpFlags{}
+}
+
+func (c *pieceCursor) emit(e int) int {
+	l := e - c.prev
+	if l > 0 {
+		c.out = append(c.out, l)
+	}
+	c.prev = e
+	return l
+}
+
 // splitGPT2 is 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)
 // with llama.cpp's custom implementation's edge behaviour.
 func splitGPT2(cps []rune, pieces []int) []int {
-	out := make([]int, 0, len(pieces)*2)
+	cur := pieceCursor{cps: cps, out: make([]int, 0, len(pieces)*2)}
 	start := 0
 	for _, n := range pieces {
 		ini, end := start, start+n
 		start = end
-		get := func(p int) (rune, bool) {
-			if p >= ini && p < end {
-				return cps[p], true
-			}
-			return 0, false
-		}
-		fl := func(p int) cpFlags {
-			if p >= ini && p < end {
-				return flagsOf(cps[p])
-			}
-			return cpFlags{}
-		}
-		prev := ini
-		emit := func(e int) int {
-			l := e - prev
-			if l > 0 {
-				out = append(out, l)
-			}
-			prev = e
-			return l
-		}
+		cur.ini, cur.end, cur.prev = ini, end, ini
+		get, fl, emit := cur.get, cur.flags, cur.emit
 		for pos := ini; pos < end; {
 			c := cps[pos]
 			f := fl(pos)
@@ -264,7 +278,7 @@ func splitGPT2(cps []rune, pieces []int) []int {
 			emit(pos)
 		}
 	}
-	return out
+	return cur.out
 }
 
 // splitLlama3 is llama.cpp's custom implementation of
@@ -276,32 +290,13 @@ func splitLlama3(maxDigits int) splitter {
 }
 
 func splitLlama3Pieces(cps []rune, pieces []int, maxDigits int) []int {
-	out := make([]int, 0, len(pieces)*2)
+	cur := pieceCursor{cps: cps, out: make([]int, 0, len(pieces)*2)}
 	start := 0
 	for _, n := range pieces {
 		ini, end := start, start+n
 		start = end
-		get := func(p int) (rune, bool) {
-			if p >= ini && p < end {
-				return cps[p], true
-			}
-			return 0, false
-		}
-		fl := func(p int) cpFlags {
-			if p >= ini && p < end {
-				return flagsOf(cps[p])
-			}
-			return cpFlags{}
-		}
-		prev := ini
-		emit := func(e int) int {
-			l := e - prev
-			if l > 0 {
-				out = append(out, l)
-			}
-			prev = e
-			return l
-		}
+		cur.ini, cur.end, cur.prev = ini, end, ini
+		get, fl, emit := cur.get, cur.flags, cur.emit
 		for pos := ini; pos < end; {
 			c := cps[pos]
 			f := fl(pos)
@@ -391,7 +386,7 @@ func splitLlama3Pieces(cps []rune, pieces []int, maxDigits int) []int {
 			emit(pos)
 		}
 	}
-	return out
+	return cur.out
 }
 
 // ---- std::regex emulation ----
