@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/gguf"
@@ -242,7 +243,7 @@ func (c *Config) checkTensors(f *gguf.File) error {
 			}
 		}
 		if !typeOK(ti.Type) {
-			return unsupported("tensor %s has type %s", name, ti.Type)
+			return unsupportedType(name, ti.Type)
 		}
 		return nil
 	}
@@ -267,7 +268,7 @@ func (c *Config) checkTensors(f *gguf.File) error {
 	} else {
 		c.TiedOutput = true
 		if !matmulType(emb.Type) {
-			return unsupported("tensor %s has type %s, which cannot serve as the tied output projection", tokEmbd, emb.Type)
+			return unsupportedType(tokEmbd+" (tied output projection)", emb.Type)
 		}
 	}
 	if _, ok := f.Tensor(ropeFreqsT); ok {
@@ -321,6 +322,20 @@ func (c *Config) checkTensors(f *gguf.File) error {
 }
 
 func isF32(t ggml.Type) bool { return t == ggml.F32 }
+
+// unsupportedType is the load-time refusal of a tensor whose type no kernel
+// path can execute (IQ1/IQ2/IQ3, TQ, MXFP4, integer types ...): one line
+// naming the tensor, its type and the types this build runs.
+func unsupportedType(name string, t ggml.Type) error {
+	var ok []string
+	for _, u := range ggml.All() {
+		if matmulType(u) {
+			ok = append(ok, u.String())
+		}
+	}
+	return unsupported("tensor %s has type %s, which this build cannot execute (executable types: %s)",
+		name, t, strings.Join(ok, " "))
+}
 
 // matmulType reports whether every kernel path can multiply by t.
 func matmulType(t ggml.Type) bool { return kernels.Scalar().Dot(t) != nil }

@@ -53,7 +53,7 @@ type Model struct {
 
 	plan        Plan
 	slot        []int       // slot -> index in a layer group's tensors, -1 if absent
-	types       []ggml.Type // slot -> tensor type (same in every layer, checked)
+	types       []ggml.Type // layer*len(layerTensors)+slot -> that tensor's own type
 	outType     ggml.Type
 	outNormType ggml.Type
 	embName     string
@@ -137,7 +137,10 @@ func (m *Model) buildPlan() error {
 	m.embRow = make([]byte, rs)
 
 	m.slot = make([]int, len(layerTensors))
-	m.types = make([]ggml.Type, len(layerTensors))
+	// Every tensor keeps its own type: llama.cpp's mixes (Q4_K_M and the
+	// like) vary the type by layer and by slot, and each projection picks
+	// its kernels from its own type.
+	m.types = make([]ggml.Type, c.NLayer*len(layerTensors))
 	var names []string
 	for s, n := range layerTensors {
 		m.slot[s] = -1
@@ -150,20 +153,13 @@ func (m *Model) buildPlan() error {
 	groups := []Group{{Name: "input", Tensors: []string{tokEmbd}}}
 	for i := 0; i < c.NLayer; i++ {
 		g := Group{Name: fmt.Sprintf("blk.%d", i)}
-		for s, n := range names {
+		for _, n := range names {
 			full := blk(i, n)
 			ti, ok := m.w.Info(full)
 			if !ok {
 				return fmt.Errorf("model: tensor %s is missing", full)
 			}
-			slot := slotOf(n)
-			if i == 0 {
-				m.types[slot] = ti.Type
-			} else if ti.Type != m.types[slot] {
-				// Kept uniform so scratch and activation encodings are per slot.
-				return unsupported("tensor %s has type %s but layer 0 uses %s", full, ti.Type, m.types[slot])
-			}
-			_ = s
+			m.types[i*len(layerTensors)+slotOf(n)] = ti.Type
 			g.Tensors = append(g.Tensors, full)
 		}
 		groups = append(groups, g)
@@ -433,12 +429,13 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 	c := m.Cfg
 	E, Q, KV, F := c.NEmbd, c.QDim(), c.KVDim(), c.NFF
 	T := func(s int) []byte { return ts[m.slot[s]] }
+	ty := m.types[l*len(layerTensors) : (l+1)*len(layerTensors)]
 
 	// Attention block.
-	if err := m.norm(m.types[sAttnNorm], T(sAttnNorm), nb); err != nil {
+	if err := m.norm(ty[sAttnNorm], T(sAttnNorm), nb); err != nil {
 		return err
 	}
-	qp, kp, vp := proj{m.types[sQ], T(sQ), Q, m.q}, proj{m.types[sK], T(sK), KV, m.kk}, proj{m.types[sV], T(sV), KV, m.vv}
+	qp, kp, vp := proj{ty[sQ], T(sQ), Q, m.q}, proj{ty[sK], T(sK), KV, m.kk}, proj{ty[sV], T(sV), KV, m.vv}
 	if nb == 1 {
 		if err := m.fusedMatVec(m.xn, E, qp, kp, vp); err != nil {
 			return err
@@ -452,7 +449,7 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 			y    []float32
 			n    int
 		}{{sBQ, m.q, Q}, {sBK, m.kk, KV}, {sBV, m.vv, KV}} {
-			if err := m.addBias(s.y, nb, m.types[s.slot], T(s.slot), s.n); err != nil {
+			if err := m.addBias(s.y, nb, ty[s.slot], T(s.slot), s.n); err != nil {
 				return err
 			}
 		}
@@ -471,33 +468,33 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 		})
 	}
 	m.attendBatch(l, pos0, nb)
-	if err := m.project(m.att, nb, Q, proj{m.types[sO], T(sO), E, m.tmp}); err != nil {
+	if err := m.project(m.att, nb, Q, proj{ty[sO], T(sO), E, m.tmp}); err != nil {
 		return err
 	}
 	if c.OutBias {
-		if err := m.addBias(m.tmp, nb, m.types[sBO], T(sBO), E); err != nil {
+		if err := m.addBias(m.tmp, nb, ty[sBO], T(sBO), E); err != nil {
 			return err
 		}
 	}
 	m.residual(nb)
 
 	// Feed-forward block: down(silu(gate(x)) * up(x)).
-	if err := m.norm(m.types[sFFNNorm], T(sFFNNorm), nb); err != nil {
+	if err := m.norm(ty[sFFNNorm], T(sFFNNorm), nb); err != nil {
 		return err
 	}
-	gp, up := proj{m.types[sGate], T(sGate), F, m.gate}, proj{m.types[sUp], T(sUp), F, m.up}
+	gp, up := proj{ty[sGate], T(sGate), F, m.gate}, proj{ty[sUp], T(sUp), F, m.up}
 	if nb == 1 {
-		a, err := m.fusedSwiGLU(m.xn, E, gp, up, m.types[sDown])
+		a, err := m.fusedSwiGLU(m.xn, E, gp, up, ty[sDown])
 		if err != nil {
 			return err
 		}
-		m.k.MatVec(m.pool, m.types[sDown], E, F, T(sDown), a, m.tmp[:E])
+		m.k.MatVec(m.pool, ty[sDown], E, F, T(sDown), a, m.tmp[:E])
 	} else {
 		if err := m.project(m.xn, nb, E, gp, up); err != nil {
 			return err
 		}
 		m.pool.Run(nb, 1, func(lo, hi int) { m.k.SiLUMul(m.gate[lo*F:hi*F], m.up[lo*F:hi*F]) })
-		if err := m.project(m.gate, nb, F, proj{m.types[sDown], T(sDown), E, m.tmp}); err != nil {
+		if err := m.project(m.gate, nb, F, proj{ty[sDown], T(sDown), E, m.tmp}); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,15 @@ import (
 // kernel call MatVec makes (four-row routine for whole groups of four, the
 // one-row routine otherwise; bit-identical either way per the kernels
 // contract), so results do not depend on the fusion.
+//
+// The matrices of one dispatch need not share a type (llama.cpp's mixes
+// give attn_v and ffn_down other types than q/k and gate/up): each fusedMat
+// carries its own type's row routines, row size and chunk grain, and its
+// own activation row, encoded once per distinct activation type
+// (encodeOnce: at most three for q/k/v, two for gate/up). So mixed types
+// stay in one dispatch instead of splitting into one per type; the work
+// per row differs between types, but the chunks are sized per matrix as
+// MatVec would size them.
 
 // fusedMat is one matrix of a fused dispatch.
 type fusedMat struct {

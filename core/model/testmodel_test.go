@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"testing"
@@ -17,7 +18,8 @@ type tiny struct {
 	arch                         string
 	embd, layers, heads, kvHeads int
 	ff, vocab, ctx, rot          int
-	typ                          ggml.Type // matrices
+	typ                          ggml.Type            // matrices
+	types                        map[string]ggml.Type // per-tensor overrides (full name), any type
 	tied, bias, ropeFreqs        bool
 	ropeScale                    float32 // linear factor, 0 = none
 	seed                         uint64
@@ -43,6 +45,9 @@ func (c tiny) tensors() []gguf.TensorInfo {
 		}
 		if d, ok := c.dims[name]; ok {
 			dims = d
+		}
+		if o, ok := c.types[name]; ok {
+			t = o
 		}
 		u := make([]uint64, len(dims))
 		for i, d := range dims {
@@ -164,6 +169,15 @@ func (c tiny) build(t testing.TB) []byte {
 			t.Fatal(err)
 		}
 		row := make([]byte, rs)
+		if _, ok := kBlockScales[ti.Type]; ok {
+			for r := 0; r < len(v)/int(ti.Dims[0]); r++ {
+				kQuantRow(t, ti.Type, row, rms(v[r*int(ti.Dims[0]):(r+1)*int(ti.Dims[0])]), rng)
+				if _, err := w.Write(row); err != nil {
+					t.Fatal(err)
+				}
+			}
+			continue
+		}
 		if !canQuantize(ti.Type) {
 			for r := 0; r < len(v)/int(ti.Dims[0]); r++ {
 				w.Write(row) // zero blocks: only the header matters for such tests
@@ -217,4 +231,74 @@ func (c tiny) open(t testing.TB, opt Options) *Model {
 
 func canQuantize(t ggml.Type) bool {
 	return kernels.Quantize(t, make([]float32, t.BlockSize()), make([]byte, t.TypeSize())) == nil
+}
+
+// kBlockScales are the byte offsets of a K-quant block's f16 super-block
+// scale d and min dmin (-1: the type has no min), as laid out in ggml's
+// block_q*_K structs.
+var kBlockScales = map[ggml.Type][2]int{
+	ggml.Q2_K: {80, 82},
+	ggml.Q3_K: {108, -1},
+	ggml.Q4_K: {0, 2},
+	ggml.Q5_K: {0, 2},
+	ggml.Q6_K: {208, -1},
+}
+
+// kQuantRow fills row (one row of K-quant blocks of type t) with random
+// quants and sub-block scales, then sets each block's d (and dmin) so the
+// block is centred and has RMS target. There is no K-quant encoder in
+// kernels (llama.cpp's quantizer makes real files, see internal/quantfiles);
+// random blocks with sane scales are enough to exercise each type's kernels
+// inside the graph, which the float64 reference then dequantizes.
+func kQuantRow(t testing.TB, typ ggml.Type, row []byte, target float64, rng *sample.RNG) {
+	t.Helper()
+	off := kBlockScales[typ]
+	bs, n := typ.TypeSize(), typ.BlockSize()
+	f := make([]float32, n)
+	set := func(b []byte, d, m float32) {
+		binary.LittleEndian.PutUint16(b[off[0]:], kernels.F32ToF16(d))
+		if off[1] >= 0 {
+			binary.LittleEndian.PutUint16(b[off[1]:], kernels.F32ToF16(m))
+		}
+	}
+	stats := func(b []byte) (mean, rms float64) {
+		if err := kernels.Dequantize(typ, b, f); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range f {
+			mean += float64(v)
+			rms += float64(v) * float64(v)
+		}
+		return mean / float64(n), math.Sqrt(rms / float64(n))
+	}
+	for b := 0; b+bs <= len(row); b += bs {
+		blk := row[b : b+bs]
+		for i := range blk {
+			blk[i] = byte(rng.Uint64())
+		}
+		ratio := 0.0 // dmin/d that centres the block
+		if off[1] >= 0 {
+			set(blk, 1, 0)
+			a, _ := stats(blk)
+			set(blk, 0, 1)
+			m, _ := stats(blk)
+			if m != 0 {
+				ratio = -a / m
+			}
+		}
+		set(blk, 1, float32(ratio))
+		_, r := stats(blk)
+		if r == 0 {
+			r = 1
+		}
+		set(blk, float32(target/r), float32(ratio*target/r))
+	}
+}
+
+func rms(v []float32) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s / float64(max(len(v), 1)))
 }
