@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "0ef6715c810533705d4369da02092fff7f53eab629cde2c52f5029d8729dfec4"
+const guestSHA256 = "9e61eaded129f706f0ba24a62da6655f8f02188136e620d2281d37d21e4e880b"
