@@ -3,8 +3,9 @@ module github.com/memvanta/memvanta
 go 1.26.0
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
-	github.com/tetratelabs/wazero v1.12.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	github.com/ardanlabs/jinja v1.8.0
+	github.com/google/go-cmp v0.7.0
+	github.com/klauspost/cpuid/v2 v2.3.0
+	github.com/tetratelabs/wazero v1.12.0
+	golang.org/x/sys v0.50.0
 )

@@ -1,0 +1,44 @@
+// Package chat turns a conversation into the prompt text a model was
+// trained on, by rendering the model's Jinja chat template
+// (tokenizer.chat_template in the GGUF file) or a built-in one.
+//
+// # Engine choice
+//
+// Templates are rendered by github.com/ardanlabs/jinja v1.8.0 (pure Go, no
+// dependencies, builds for wasip1). It was chosen over
+// github.com/nikolalohinski/gonja/v2 v2.9.1 by rendering the 126 cases of
+// testdata/cases.json (7 templates: ChatML, Qwen2.5 with tools, Llama 3,
+// Gemma, Mistral, the Phi-3 template of ../shared/vocab/ggml-vocab-phi-3.gguf
+// and testdata/templates/features.jinja, which uses every construct listed
+// below; 9 conversations; with and without the generation prompt) and
+// comparing with @huggingface/jinja 0.5.11, the JavaScript implementation
+// Hugging Face uses (scripts/chat-goldens.mjs writes testdata/golden.json):
+//
+//   - ardanlabs/jinja matched 108/126. Every case whose message contents are
+//     strings matched byte for byte, including namespace(), raise_exception,
+//     loop.index/first/last, filtered loops, negative indexing, slicing,
+//     trim, str.strip(), tojson (Python's ", " / ": " separators, no HTML
+//     escaping, key order kept) and tool_calls passed through. The 18
+//     differences are conversations the templates do not type-check: null
+//     content concatenated to a string (the JS engine raises, ardanlabs
+//     renders ""), and a list of content parts printed as a string (the JS
+//     engine prints JavaScript's Array join, ardanlabs prints Python's repr,
+//     as Jinja2 would). Render avoids both by normalising content first
+//     (see Message).
+//   - gonja/v2 matched 98/126: it keeps a newline after "-%}" where Jinja
+//     strips it in some positions, cannot index with messages[-1], sorts
+//     and compacts tojson output (`{"a":1}`) and escapes & < > in it, so the
+//     same tool definitions tokenize differently.
+//
+// # Safety
+//
+// A template comes from the model file, which may be untrusted. Compile caps
+// the source size and rejects macros that call themselves (directly or
+// through other macros: the engine has no depth limit and a Go stack overflow
+// cannot be recovered). Render converts any engine panic into an error,
+// replaces range() with one that has a per-render element budget, bounds the
+// output size, and gives up after a deadline. The engine has no step
+// counter, so a template that loops for long over its own literal data still
+// runs in a goroutine that Render abandons at the deadline (the result is
+// discarded); this is documented rather than hidden.
+package chat

@@ -1,0 +1,279 @@
+package chat
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/ardanlabs/jinja"
+)
+
+// Limits bound what a template may cost. Zero fields take the defaults.
+type Limits struct {
+	MaxSource  int           // template bytes (default 1 MiB)
+	MaxOutput  int           // rendered bytes (default 8 MiB)
+	MaxRange   int           // elements all range() calls of one render may make together (default 1<<20)
+	RenderTime time.Duration // wall-clock limit of one render (default 2 s)
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxSource <= 0 {
+		l.MaxSource = 1 << 20
+	}
+	if l.MaxOutput <= 0 {
+		l.MaxOutput = 8 << 20
+	}
+	if l.MaxRange <= 0 {
+		l.MaxRange = 1 << 20
+	}
+	if l.RenderTime <= 0 {
+		l.RenderTime = 2 * time.Second
+	}
+	return l
+}
+
+// ErrTemplate wraps every compile and render failure, including a template's
+// own raise_exception.
+var ErrTemplate = errors.New("chat template")
+
+// Template is a compiled chat template, safe for concurrent Render calls.
+type Template struct {
+	name string
+	src  string
+	t    *jinja.Template
+	lim  Limits
+}
+
+// Name says where the template came from ("gguf", a built-in name or a path).
+func (t *Template) Name() string { return t.name }
+
+// Source is the template text.
+func (t *Template) Source() string { return t.src }
+
+// Compile parses a template. name is only used in errors.
+func Compile(name, src string, lim Limits) (tt *Template, err error) {
+	lim = lim.withDefaults()
+	if len(src) > lim.MaxSource {
+		return nil, fmt.Errorf("%w %s: %d bytes exceeds the %d-byte limit", ErrTemplate, name, len(src), lim.MaxSource)
+	}
+	if err := checkMacroRecursion(src); err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrTemplate, name, err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			tt, err = nil, fmt.Errorf("%w %s: engine panic while compiling: %v", ErrTemplate, name, r)
+		}
+	}()
+	t, err := jinja.Compile(src)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrTemplate, name, err)
+	}
+	return &Template{name: name, src: src, t: t, lim: lim}, nil
+}
+
+// Options are the variables a template reads besides the messages.
+type Options struct {
+	AddGenerationPrompt bool
+	BOS, EOS            string          // bos_token, eos_token texts
+	Tools               []byte          // JSON array of tool definitions, or nil
+	Extra               map[string]bool // extra boolean switches (e.g. enable_thinking)
+}
+
+// Render produces the prompt text for msgs.
+func (t *Template) Render(msgs []Message, o Options) (string, error) {
+	data := map[string]jinja.Value{
+		"add_generation_prompt": jinja.NewBool(o.AddGenerationPrompt),
+		"bos_token":             jinja.NewString(o.BOS),
+		"eos_token":             jinja.NewString(o.EOS),
+	}
+	for k, v := range o.Extra {
+		data[k] = jinja.NewBool(v)
+	}
+	list := make([]jinja.Value, 0, len(msgs))
+	for i, m := range msgs {
+		v, err := messageValue(m)
+		if err != nil {
+			return "", fmt.Errorf("%w %s: messages[%d]: %w", ErrTemplate, t.name, i, err)
+		}
+		list = append(list, v)
+	}
+	data["messages"] = jinja.NewList(list)
+	if len(o.Tools) > 0 {
+		tv, err := jsonValue(o.Tools)
+		if err != nil {
+			return "", fmt.Errorf("%w %s: tools: %w", ErrTemplate, t.name, err)
+		}
+		if !tv.IsList() {
+			return "", fmt.Errorf("%w %s: tools must be a JSON array", ErrTemplate, t.name)
+		}
+		data["tools"] = tv
+	}
+	data["range"] = budgetRange(t.lim.MaxRange)
+
+	type result struct {
+		s   string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				r = result{err: fmt.Errorf("engine panic: %v", p)}
+			}
+			done <- r
+		}()
+		r.s, r.err = t.t.RenderValues(data)
+	}()
+	timer := time.NewTimer(t.lim.RenderTime)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return "", fmt.Errorf("%w %s: %w", ErrTemplate, t.name, r.err)
+		}
+		if len(r.s) > t.lim.MaxOutput {
+			return "", fmt.Errorf("%w %s: rendered %d bytes, over the %d-byte limit", ErrTemplate, t.name, len(r.s), t.lim.MaxOutput)
+		}
+		return r.s, nil
+	case <-timer.C:
+		return "", fmt.Errorf("%w %s: rendering took longer than %v", ErrTemplate, t.name, t.lim.RenderTime)
+	}
+}
+
+// messageValue is the dict a template sees for m: the client's fields in
+// their order, with role and the normalised content set.
+func messageValue(m Message) (jinja.Value, error) {
+	d := jinja.NewDict()
+	if len(m.Fields) > 0 {
+		v, err := jsonValue(m.Fields)
+		if err != nil {
+			return d, err
+		}
+		if !v.IsDict() {
+			return d, errors.New("not a JSON object")
+		}
+		d = v
+	}
+	d.AsDict().Set("role", jinja.NewString(m.Role))
+	if m.NullContent {
+		d.AsDict().Set("content", jinja.None())
+	} else {
+		d.AsDict().Set("content", jinja.NewString(m.Content))
+	}
+	return d, nil
+}
+
+// budgetRange is Python's range() with a budget shared by every call of one
+// render, so range(10**12) is an error instead of an endless allocation.
+func budgetRange(budget int) jinja.Value {
+	left := int64(budget)
+	return jinja.NewCallable("range", func(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
+		var a [3]int64
+		for i, v := range args {
+			if i >= 3 || !v.IsInt() {
+				return jinja.Undefined(), errors.New("range: expects 1 to 3 integer arguments")
+			}
+			a[i] = v.AsInt()
+		}
+		var start, stop, step int64
+		switch len(args) {
+		case 1:
+			start, stop, step = 0, a[0], 1
+		case 2:
+			start, stop, step = a[0], a[1], 1
+		case 3:
+			start, stop, step = a[0], a[1], a[2]
+		default:
+			return jinja.Undefined(), errors.New("range: expects 1 to 3 integer arguments")
+		}
+		if step == 0 {
+			return jinja.Undefined(), errors.New("range: step must not be zero")
+		}
+		var n int64
+		switch {
+		case step > 0 && stop > start:
+			n = (stop-start-1)/step + 1
+		case step < 0 && stop < start:
+			n = (start-stop-1)/(-step) + 1
+		}
+		if n < 0 || n > left {
+			return jinja.Undefined(), fmt.Errorf("range: more than %d elements in one render", budget)
+		}
+		left -= n
+		items := make([]jinja.Value, n)
+		for i := range items {
+			items[i] = jinja.NewInt(start + int64(i)*step)
+		}
+		return jinja.NewList(items), nil
+	})
+}
+
+var (
+	macroDef = regexp.MustCompile(`\{%[-+]?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)`)
+	macroEnd = regexp.MustCompile(`\{%[-+]?\s*endmacro`)
+)
+
+// checkMacroRecursion rejects templates whose macros can call themselves:
+// it takes each macro's body text (definition to the next endmacro) and
+// looks for calls of any macro name, then for a cycle in that graph. It is
+// conservative (a name in a string literal counts as a call).
+func checkMacroRecursion(src string) error {
+	defs := macroDef.FindAllStringSubmatchIndex(src, -1)
+	if len(defs) == 0 {
+		return nil
+	}
+	names := make([]string, len(defs))
+	bodies := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = src[d[2]:d[3]]
+		rest := src[d[1]:]
+		if e := macroEnd.FindStringIndex(rest); e != nil {
+			rest = rest[:e[0]]
+		}
+		bodies[i] = rest
+	}
+	calls := make([][]int, len(defs))
+	for i, b := range bodies {
+		for j, n := range names {
+			if regexp.MustCompile(`\b` + regexp.QuoteMeta(n) + `\s*\(`).MatchString(b) {
+				calls[i] = append(calls[i], j)
+			}
+		}
+	}
+	state := make([]int, len(defs)) // 0 new, 1 on stack, 2 done
+	var visit func(i int) error
+	visit = func(i int) error {
+		state[i] = 1
+		for _, j := range calls[i] {
+			if state[j] == 1 {
+				return fmt.Errorf("macro %s can call itself (recursion is not allowed)", names[j])
+			}
+			if state[j] == 0 {
+				if err := visit(j); err != nil {
+					return err
+				}
+			}
+		}
+		state[i] = 2
+		return nil
+	}
+	for i := range defs {
+		if state[i] == 0 {
+			if err := visit(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// trimName shortens a path for messages.
+func trimName(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
