@@ -44,6 +44,11 @@ func TestMalformedCorpus(t *testing.T) {
 			if ge.Category.String() != c.Category {
 				t.Errorf("%s: category %s, want %s: %v", c.Why, ge.Category, c.Category, err)
 			}
+			// Names in errors are quoted at bounded length, so no file
+			// makes a long error line.
+			if len(err.Error()) > 1024 {
+				t.Errorf("%s: error line of %d bytes", c.Why, len(err.Error()))
+			}
 			// Window buffer (64 KiB) plus a little: nothing scales with the
 			// counts the file claims.
 			if alloc := ms1.TotalAlloc - ms0.TotalAlloc; alloc > 256<<10+uint64(len(c.Data))*16 {

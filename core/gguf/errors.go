@@ -3,7 +3,9 @@ package gguf
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Category says which class of defect a parse error is, so callers (and the
@@ -82,10 +84,10 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gguf: %s at offset %d", e.Category, e.Offset)
 	if e.Key != "" {
-		fmt.Fprintf(&b, " (key %q)", e.Key)
+		fmt.Fprintf(&b, " (key %s)", QuoteName(e.Key))
 	}
 	if e.Tensor != "" {
-		fmt.Fprintf(&b, " (tensor %q)", e.Tensor)
+		fmt.Fprintf(&b, " (tensor %s)", QuoteName(e.Tensor))
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
@@ -100,4 +102,23 @@ func (e *Error) Unwrap() error { return e.Err }
 func (e *Error) Is(target error) bool {
 	s := e.Category.sentinel()
 	return s != nil && target == s
+}
+
+// MaxQuotedName is how many bytes of a name from a file QuoteName keeps.
+const MaxQuotedName = 256
+
+// QuoteName quotes a key, tensor or other name taken from a file for an
+// error message. Names longer than MaxQuotedName bytes are cut (at a UTF-8
+// boundary) and their length is given, so a file with a 2 MiB key makes a
+// short error line, the same natively and through the sandbox's capped
+// stderr.
+func QuoteName(s string) string {
+	if len(s) <= MaxQuotedName {
+		return strconv.Quote(s)
+	}
+	cut := MaxQuotedName
+	for cut > MaxQuotedName-utf8.UTFMax && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("... (%d bytes)", len(s))
 }

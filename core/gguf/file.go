@@ -42,13 +42,13 @@ func (f *File) Get(key string) (Value, bool) {
 func (f *File) get(key string) (Value, error) {
 	v, ok := f.Get(key)
 	if !ok {
-		return Value{}, fmt.Errorf("%w: %q", ErrNotFound, key)
+		return Value{}, fmt.Errorf("%w: %s", ErrNotFound, QuoteName(key))
 	}
 	return v, nil
 }
 
 func typeErr(key string, v Value, want string) error {
-	return fmt.Errorf("%w: %q is %s, want %s", ErrType, key, v.TypeName(), want)
+	return fmt.Errorf("%w: %s is %s, want %s", ErrType, QuoteName(key), v.TypeName(), want)
 }
 
 // String returns a string value.
@@ -85,7 +85,7 @@ func (f *File) Uint32(key string) (uint32, error) {
 		return 0, err
 	}
 	if u > math.MaxUint32 {
-		return 0, fmt.Errorf("%w: %q = %d does not fit in uint32", ErrType, key, u)
+		return 0, fmt.Errorf("%w: %s = %d does not fit in uint32", ErrType, QuoteName(key), u)
 	}
 	return uint32(u), nil
 }

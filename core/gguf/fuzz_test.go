@@ -2,9 +2,11 @@ package gguf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,7 +27,22 @@ func FuzzParse(f *testing.F) {
 	}
 	data, _ := writeFile(f, allTypesKV(f), testTensors()[:6])
 	f.Add(data)
-	lim := Limits{MaxStringLen: 1 << 16, MaxArrayLen: 1 << 16, MaxHeaderBytes: 1 << 20}
+	// Seeds for the classes a corruption corpus found: strings longer than
+	// the 64 KiB read window, many nested arrays, huge counts.
+	f.Add(rawFile(2, rawStringKV("general.name", strings.Repeat("N", 70000)), rawStringKV("k", "v")))
+	f.Add(rawFile(1, nestedArrayKV("x", 2000, TypeString, rawStr(binary.LittleEndian.AppendUint64(nil, 1), "x"))))
+	f.Add(rawFile(1, nestedArrayKV("x", 2000, TypeUint8, binary.LittleEndian.AppendUint64(nil, 0))))
+	huge := rawStr(nil, "x")
+	huge = binary.LittleEndian.AppendUint32(huge, uint32(TypeArray))
+	huge = binary.LittleEndian.AppendUint32(huge, uint32(TypeArray))
+	huge = binary.LittleEndian.AppendUint64(huge, 1<<40) // 2^40 nested arrays claimed
+	huge = binary.LittleEndian.AppendUint32(huge, uint32(TypeUint8))
+	huge = binary.LittleEndian.AppendUint64(huge, 1<<40)
+	f.Add(rawFile(1, huge))
+	f.Add(hugeArrayFile())
+	// Strings may be longer than the read window (the limits stay far
+	// below what a fuzz input can hold, so Limit errors are reachable too).
+	lim := Limits{MaxStringLen: 1 << 20, MaxArrayLen: 1 << 20, MaxHeaderBytes: 8 << 20}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		pf, err := Parse(bytes.NewReader(b), int64(len(b)), lim)
 		if err != nil {
@@ -36,7 +53,23 @@ func FuzzParse(f *testing.F) {
 			if e.Offset < 0 || e.Offset > int64(len(b)) {
 				t.Fatalf("error offset %d outside the %d-byte input: %v", e.Offset, len(b), err)
 			}
+			if len(err.Error()) > 1024 {
+				t.Fatalf("error line of %d bytes", len(err.Error()))
+			}
 			return
+		}
+		if pf.BytesRead > int64(len(b)) {
+			t.Fatalf("read %d bytes of a %d-byte input", pf.BytesRead, len(b))
+		}
+		// Long keys and string values are the file's bytes, not a
+		// corrupted copy (the window once zeroed strings over 64 KiB).
+		for _, kv := range pf.KV {
+			if s, ok := kv.Value.Data.(string); ok && len(s) > 1024 && !bytes.Contains(b, []byte(s)) {
+				t.Fatalf("string value of %q (%d bytes) is not in the input", QuoteName(kv.Key), len(s))
+			}
+			if len(kv.Key) > 1024 && !bytes.Contains(b, []byte(kv.Key)) {
+				t.Fatalf("key of %d bytes is not in the input", len(kv.Key))
+			}
 		}
 		for _, ti := range pf.Tensors {
 			if ti.Offset%pf.Alignment != 0 || pf.DataOffset+int64(ti.Offset+ti.Size) > int64(len(b)) {

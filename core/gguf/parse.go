@@ -52,6 +52,10 @@ type parser struct {
 	lim    Limits
 	key    string
 	tensor string
+	// arena holds the bytes of short strings of every string array in the
+	// file. It is shared by all arrays (one per array once made a file of
+	// many nested one-string arrays allocate 64 KiB for every few bytes).
+	arena []byte
 }
 
 // fail builds a *Error carrying the current key/tensor context.
@@ -234,7 +238,7 @@ func (p *parser) parse() (*File, error) {
 		a, b := &f.Tensors[order[k-1]], &f.Tensors[order[k]]
 		if a.Offset+a.Size > b.Offset {
 			p.tensor = b.Name
-			return nil, p.fail(Layout, toffs[order[k]], "data [%d, %d) overlaps tensor %q [%d, %d)", b.Offset, b.Offset+b.Size, a.Name, a.Offset, a.Offset+a.Size)
+			return nil, p.fail(Layout, toffs[order[k]], "data [%d, %d) overlaps tensor %s [%d, %d)", b.Offset, b.Offset+b.Size, QuoteName(a.Name), a.Offset, a.Offset+a.Size)
 		}
 	}
 	p.tensor = ""
@@ -342,6 +346,12 @@ func (p *parser) array(toff int64, depth int) (Value, error) {
 		return Value{}, p.fail(Truncated, noff, "array of %d %s needs at least %d bytes, file has %d left", n, et, n*uint64(et.minSize()), rem)
 	}
 	v := Value{Type: TypeArray, Elem: et}
+	if n == 0 {
+		// An empty array is 12 bytes of file; boxing a fresh empty slice
+		// for each would cost 24 more bytes of heap per 12 read.
+		v.Data = emptyArrays[et]
+		return v, nil
+	}
 	switch et {
 	case TypeUint8:
 		v.Data, err = readN(w, n, func() (uint8, error) { return w.u8() })
@@ -383,13 +393,20 @@ func (p *parser) array(toff int64, depth int) (Value, error) {
 	return v, nil
 }
 
+// arenaSize is the size of one string arena: strings of up to 4 KiB are
+// packed into arenas, so at most 4 KiB of each is left unused.
+const arenaSize = 64 << 10
+
 // strings reads n strings for an array. Vocabularies are 100k+ short
-// strings; copying them into shared 64 KiB arenas instead of one
-// allocation each halves parse time. Arena bytes are never written after a
-// string is made from them, which is what unsafe.String requires.
+// strings; copying them into 64 KiB arenas shared by the whole parse
+// instead of one allocation each halves parse time. Arena bytes are never
+// written after a string is made from them, which is what unsafe.String
+// requires.
 func (p *parser) strings(n uint64) ([]string, error) {
+	if n == 0 {
+		return []string{}, nil
+	}
 	out := make([]string, n)
-	var arena []byte
 	for i := range out {
 		off := p.w.offset()
 		l, err := p.w.u64()
@@ -413,14 +430,24 @@ func (p *parser) strings(n uint64) ([]string, error) {
 			out[i] = string(b)
 			continue
 		}
-		if cap(arena)-len(arena) < int(l) {
-			arena = make([]byte, 0, 64<<10)
+		if cap(p.arena)-len(p.arena) < int(l) {
+			p.arena = make([]byte, 0, arenaSize)
 		}
-		start := len(arena)
-		arena = append(arena, b...)
-		out[i] = unsafe.String(&arena[start], int(l))
+		start := len(p.arena)
+		p.arena = append(p.arena, b...)
+		out[i] = unsafe.String(&p.arena[start], int(l))
 	}
 	return out, nil
+}
+
+// emptyArrays holds, boxed once, the empty typed slice that Value.Data is
+// for an empty array of each element type. The slices have no elements, so
+// sharing them shares nothing a caller could change.
+var emptyArrays = [...]any{
+	TypeUint8: []uint8{}, TypeInt8: []int8{}, TypeUint16: []uint16{}, TypeInt16: []int16{},
+	TypeUint32: []uint32{}, TypeInt32: []int32{}, TypeFloat32: []float32{}, TypeBool: []bool{},
+	TypeString: []string{}, TypeArray: []Value{}, TypeUint64: []uint64{}, TypeInt64: []int64{},
+	TypeFloat64: []float64{},
 }
 
 // readN reads n elements; n has been checked against the bytes left, so the

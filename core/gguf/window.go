@@ -16,15 +16,14 @@ const windowSize = 64 << 10
 
 // window is a forward-only buffered cursor over an io.ReaderAt.
 type window struct {
-	r      io.ReaderAt
-	size   int64 // file size
-	max    int64 // header may not extend past this (Limits.MaxHeaderBytes)
-	buf    []byte
-	start  int64 // file offset of buf[0]
-	pos    int   // next unread index in buf
-	end    int   // valid bytes in buf
-	nread  int64 // total bytes fetched from r
-	failed error
+	r     io.ReaderAt
+	size  int64 // file size
+	max   int64 // header may not extend past this (Limits.MaxHeaderBytes)
+	buf   []byte
+	start int64 // file offset of buf[0]
+	pos   int   // next unread index in buf
+	end   int   // valid bytes in buf
+	nread int64 // total bytes fetched from r
 }
 
 func newWindow(r io.ReaderAt, size, limit int64) *window {
@@ -61,16 +60,21 @@ func (w *window) need(n int) error {
 	if int64(n) > w.max-off {
 		return &Error{Category: Limit, Offset: off, Err: fmt.Errorf("header exceeds the %d-byte header limit", w.max)}
 	}
-	if n > len(w.buf) {
-		w.buf = make([]byte, n)
+	// Keep the unread tail (copied out of the old buffer when a long field
+	// needs a bigger one), then fill up to the window (bounded by file end
+	// and header limit). A buffer grown for one long string stays, but
+	// later fills still read ahead at most one window or the field asked
+	// for, so the bytes touched stay the header plus one window.
+	buf := w.buf
+	if n > len(buf) {
+		buf = make([]byte, n)
 	}
-	// Keep the unread tail, then fill up to the window (bounded by file end
-	// and header limit).
-	k := copy(w.buf, w.buf[w.pos:w.end])
+	k := copy(buf, w.buf[w.pos:w.end])
+	w.buf = buf
 	w.start = off
 	w.pos = 0
 	w.end = k
-	want := int64(len(w.buf))
+	want := int64(min(len(w.buf), max(n, windowSize)))
 	if lim := min(w.size, w.max) - off; want > lim {
 		want = lim
 	}

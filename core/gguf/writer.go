@@ -47,10 +47,10 @@ func (w *Writer) AddKV(key string, v Value) error {
 		return errors.New("gguf: empty metadata key")
 	}
 	if w.keys[key] {
-		return fmt.Errorf("gguf: duplicate metadata key %q", key)
+		return fmt.Errorf("gguf: duplicate metadata key %s", QuoteName(key))
 	}
 	if err := checkValue(v, 0); err != nil {
-		return fmt.Errorf("gguf: key %q: %w", key, err)
+		return fmt.Errorf("gguf: key %s: %w", QuoteName(key), err)
 	}
 	if key == KeyAlignment {
 		a, ok := v.Data.(uint32)
@@ -78,17 +78,17 @@ func (w *Writer) AddTensor(info TensorInfo) (TensorInfo, error) {
 		return TensorInfo{}, errors.New("gguf: empty tensor name")
 	}
 	if w.names[info.Name] {
-		return TensorInfo{}, fmt.Errorf("gguf: duplicate tensor name %q", info.Name)
+		return TensorInfo{}, fmt.Errorf("gguf: duplicate tensor name %s", QuoteName(info.Name))
 	}
 	if len(info.Dims) < 1 || len(info.Dims) > MaxDims {
-		return TensorInfo{}, fmt.Errorf("gguf: tensor %q has %d dims, want 1..%d", info.Name, len(info.Dims), MaxDims)
+		return TensorInfo{}, fmt.Errorf("gguf: tensor %s has %d dims, want 1..%d", QuoteName(info.Name), len(info.Dims), MaxDims)
 	}
 	size, err := TensorSize(info.Type, info.Dims)
 	if err != nil {
-		return TensorInfo{}, fmt.Errorf("gguf: tensor %q: %w", info.Name, err)
+		return TensorInfo{}, fmt.Errorf("gguf: tensor %s: %w", QuoteName(info.Name), err)
 	}
 	if info.Size != 0 && info.Size != size {
-		return TensorInfo{}, fmt.Errorf("gguf: tensor %q: size %d given, %s %v is %d bytes", info.Name, info.Size, info.Type, info.Dims, size)
+		return TensorInfo{}, fmt.Errorf("gguf: tensor %s: size %d given, %s %v is %d bytes", QuoteName(info.Name), info.Size, info.Type, info.Dims, size)
 	}
 	out := TensorInfo{Name: info.Name, Type: info.Type, Dims: append([]uint64(nil), info.Dims...), Offset: w.next, Size: size}
 	w.next += padTo(size, w.align)
@@ -222,7 +222,7 @@ func (w *Writer) Close() error {
 	}
 	if w.cur < len(w.tensors) {
 		t := w.tensors[w.cur]
-		return w.fail(fmt.Errorf("gguf: tensor %q: %d of %d data bytes written", t.Name, w.done, t.Size))
+		return w.fail(fmt.Errorf("gguf: tensor %s: %d of %d data bytes written", QuoteName(t.Name), w.done, t.Size))
 	}
 	return w.fail(w.w.Flush())
 }

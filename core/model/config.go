@@ -74,7 +74,7 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 	case "qwen2":
 		c.RopeStyle = RopeNeoX
 	default:
-		return Config{}, unsupported("architecture %q (supported: llama, qwen2)", arch)
+		return Config{}, unsupported("architecture %s (supported: llama, qwen2)", gguf.QuoteName(arch))
 	}
 	key := func(s string) string { return arch + "." + s }
 	req := func(name string) (int, error) {
@@ -152,12 +152,15 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 	if c.RopeBase <= 0 {
 		return Config{}, fmt.Errorf("model: %s = %v: must be > 0", key("rope.freq_base"), c.RopeBase)
 	}
-	eps, err := optF("attention.layer_norm_rms_epsilon", -1)
+	if _, ok := f.Get(key("attention.layer_norm_rms_epsilon")); !ok {
+		return Config{}, fmt.Errorf("model: %s: %w", key("attention.layer_norm_rms_epsilon"), gguf.ErrNotFound)
+	}
+	eps, err := optF("attention.layer_norm_rms_epsilon", 0)
 	if err != nil {
 		return Config{}, err
 	}
 	if eps < 0 {
-		return Config{}, fmt.Errorf("model: %s: %w", key("attention.layer_norm_rms_epsilon"), gguf.ErrNotFound)
+		return Config{}, fmt.Errorf("model: %s = %v: negative", key("attention.layer_norm_rms_epsilon"), eps)
 	}
 	c.RMSEps = eps
 	if err := c.readRopeScaling(f, key); err != nil {
@@ -208,7 +211,7 @@ func (c *Config) readRopeScaling(f *gguf.File, key func(string) string) error {
 		if factor == 0 || factor == 1 {
 			return nil // declared but inactive
 		}
-		return unsupported("rope scaling type %q", typ)
+		return unsupported("rope scaling type %s", gguf.QuoteName(typ))
 	}
 }
 
@@ -251,7 +254,8 @@ func (c *Config) checkTensors(f *gguf.File) error {
 	if !ok {
 		return fmt.Errorf("model: tensor %s is missing", tokEmbd)
 	}
-	if len(emb.Dims) != 2 || emb.Dims[1] == 0 || emb.Dims[1] > 1<<24 {
+	// Trailing dimensions of 1 are checked by want, as for every tensor.
+	if len(emb.Dims) < 2 || emb.Dims[1] == 0 || emb.Dims[1] > 1<<24 {
 		return fmt.Errorf("model: tensor %s has shape %v, want [%d, n_vocab]", tokEmbd, emb.Dims, c.NEmbd)
 	}
 	c.NVocab = int(emb.Dims[1])

@@ -122,6 +122,15 @@ func (f file) build() []byte {
 
 func n(v uint64) *uint64 { return &v }
 
+// make70k is 70,000 copies of c: longer than the parser's 64 KiB window.
+func make70k(c byte) []byte {
+	b := make([]byte, 70000)
+	for i := range b {
+		b[i] = c
+	}
+	return b
+}
+
 // Base metadata: one pair of each common kind, as a real model has.
 func baseKVs() [][]byte {
 	return [][]byte{
@@ -259,6 +268,11 @@ func Cases() []Case {
 		return f
 	}
 	hugeKey := (&enc{}).u64(1 << 40).raw([]byte("x")...).u32(tU8).u8(0).b
+	withKV2 := func(a, b []byte) file {
+		f := base()
+		f.kvs = append(f.kvs, a, b)
+		return f
+	}
 	add("key-length-huge", "limit", "key length 2^40", withKV(hugeKey).build())
 	longKey := (&enc{}).u64(5000).raw([]byte("key")...).b
 	add("key-length-past-eof", "truncated", "key length 5000 in a small file", withKV(longKey).build())
@@ -291,6 +305,44 @@ func Cases() []Case {
 	}
 	add("nesting-depth-9", "limit", "arrays nested 9 deep (limit 8)", withKV(deep(9)).build())
 	add("nesting-depth-200", "limit", "arrays nested 200 deep", withKV(deep(200)).build())
+
+	// Hostile shapes found by a corruption corpus (issue 14): strings longer
+	// than the parser's 64 KiB read window, many nested arrays (each once
+	// allocated a fresh 64 KiB arena), and names long enough to make an
+	// unbounded error line.
+	longKey70k := string(make70k('k'))
+	add("long-key-duplicate", "invalid", "70,000-byte key written twice (longer than the read window)",
+		withKV2(kv(longKey70k, tU8, func(e *enc) { e.u8(1) }), kv(longKey70k, tU8, func(e *enc) { e.u8(2) })).build())
+	add("long-key-bad-value-type", "invalid", "70,000-byte key with value type 99 (the error quotes a capped name)",
+		withKV(kv(longKey70k, 99, func(e *enc) { e.u32(0) })).build())
+	add("nested-one-string-arrays-past-eof", "truncated", "10,000 nested one-string arrays, then a pair the file does not hold",
+		func() []byte {
+			f := withKV(kv("x", tArr, func(e *enc) {
+				e.u32(tArr).u64(10000)
+				for range 10000 {
+					e.u32(tStr).u64(1).str("s")
+				}
+			}))
+			f.nKV = n(uint64(len(f.kvs) + 1))
+			f.tensors = nil
+			f.dataLen = 0
+			f.noPad = true
+			return f.build()
+		}())
+	add("nested-empty-arrays-past-eof", "truncated", "10,000 empty nested arrays, then a pair the file does not hold",
+		func() []byte {
+			f := withKV(kv("x", tArr, func(e *enc) {
+				e.u32(tArr).u64(10000)
+				for range 10000 {
+					e.u32(tU8).u64(0)
+				}
+			}))
+			f.nKV = n(uint64(len(f.kvs) + 1))
+			f.tensors = nil
+			f.dataLen = 0
+			f.noPad = true
+			return f.build()
+		}())
 
 	// Alignment.
 	withAlign := func(payload []byte) file {
