@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "9e61eaded129f706f0ba24a62da6655f8f02188136e620d2281d37d21e4e880b"
+const guestSHA256 = "cfb2e2ef86a6e4e93f613681f343d15e0e724440086dbd4d54635215f2db1b5c"

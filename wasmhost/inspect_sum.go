@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const inspectSHA256 = "b1cdd896e86fa47c4ef0330108fcca7617ddc9eb85352799c43ab3c29f059d75"
+const inspectSHA256 = "bd5fa1073fd744bd3f59c8dd647c905c13a4d98f1772f9f4918c4c5b391085e6"
