@@ -169,7 +169,37 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 	if err := c.checkTensors(f); err != nil {
 		return Config{}, err
 	}
+	if err := c.checkVocab(f, key); err != nil {
+		return Config{}, err
+	}
 	return c, nil
+}
+
+// checkVocab requires the tokenizer's vocabulary (and <arch>.vocab_size,
+// when given) to have exactly one token per embedding and output row, as
+// llama.cpp does at load. Otherwise token ids past the table would be
+// refused mid-generation (or rows never produced by the tokenizer would be
+// sampled), which once showed up as empty output and a zero exit status.
+func (c *Config) checkVocab(f *gguf.File, key func(string) string) error {
+	rows := fmt.Sprintf("%s has %d rows", tokEmbd, c.NVocab)
+	if !c.TiedOutput {
+		rows = fmt.Sprintf("%s and %s have %d rows", tokEmbd, outWeight, c.NVocab)
+	}
+	if v, ok := f.Get("tokenizer.ggml.tokens"); ok {
+		if n := v.Len(); n != c.NVocab {
+			return fmt.Errorf("model: the tokenizer has %d tokens (tokenizer.ggml.tokens) but %s: vocabulary and weights disagree", n, rows)
+		}
+	}
+	if _, ok := f.Get(key("vocab_size")); ok {
+		n, err := f.Uint64(key("vocab_size"))
+		if err != nil {
+			return fmt.Errorf("model: %s: %w", key("vocab_size"), err)
+		}
+		if n != uint64(c.NVocab) {
+			return fmt.Errorf("model: %s = %d but %s: vocabulary and weights disagree", key("vocab_size"), n, rows)
+		}
+	}
+	return nil
 }
 
 // readRopeScaling applies llama.cpp's rules: linear scaling divides positions

@@ -378,7 +378,20 @@ func TestConfigErrors(t *testing.T) {
 			c.extra = []gguf.TensorInfo{{Name: "blk.0.ffn_gate_inp.weight", Type: ggml.F32, Dims: []uint64{64, 4}}}
 		}, "mixture-of-experts"},
 		{"unsupported type", func(c *tiny) { c.typ = ggml.IQ4_NL }, "has type IQ4_NL"},
+		{"vocab larger than the embedding", func(c *tiny) {
+			c.meta = map[string]any{"tokenizer.ggml.tokens": tokenNames(c.vocab + 1)}
+		}, "tokenizer has 81 tokens (tokenizer.ggml.tokens) but token_embd.weight and output.weight have 80 rows"},
+		{"vocab smaller than the tied embedding", func(c *tiny) {
+			c.tied = true
+			c.meta = map[string]any{"tokenizer.ggml.tokens": tokenNames(c.vocab - 1)}
+		}, "tokenizer has 79 tokens (tokenizer.ggml.tokens) but token_embd.weight has 80 rows"},
+		{"vocab_size disagrees", func(c *tiny) {
+			c.meta = map[string]any{"tokenizer.ggml.tokens": tokenNames(c.vocab), "llama.vocab_size": uint32(96)}
+		}, "llama.vocab_size = 96 but token_embd.weight"},
 		{"valid", func(c *tiny) {}, ""},
+		{"valid with vocab", func(c *tiny) {
+			c.meta = map[string]any{"tokenizer.ggml.tokens": tokenNames(c.vocab), "llama.vocab_size": uint32(c.vocab)}
+		}, ""},
 	}
 	for _, tc := range cases {
 		c := defTiny()
@@ -395,6 +408,14 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want it to mention %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+func tokenNames(n int) []string {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = fmt.Sprintf("t%d", i)
+	}
+	return s
 }
 
 func TestConfigValues(t *testing.T) {
