@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "cfb2e2ef86a6e4e93f613681f343d15e0e724440086dbd4d54635215f2db1b5c"
+const guestSHA256 = "405eb0f9d6e448a1ae04e08f368e5600eb9b8ef3d447ae7366698d2df7d1f273"
