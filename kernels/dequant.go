@@ -59,6 +59,10 @@ func Dequantize(t ggml.Type, src []byte, dst []float32) error {
 		deqQ6_K(src, dst)
 	case ggml.Q8_K:
 		deqQ8_K(src, dst)
+	case ggml.IQ4_NL:
+		deqIQ4_NL(src, dst)
+	case ggml.IQ4_XS:
+		deqIQ4_XS(src, dst)
 	default:
 		return fmt.Errorf("kernels: dequantize %s is not supported", t)
 	}
@@ -326,6 +330,41 @@ func deqQ8_K(src []byte, dst []float32) {
 		d := math.Float32frombits(binary.LittleEndian.Uint32(s))
 		for j := range y {
 			y[j] = d * float32(int8(s[4+j]))
+		}
+	}
+}
+
+// IQ4_NL block (18 bytes): d (fp16), qs[16] (codebook indices, low nibble
+// element j, high nibble j+16). Values are d × kvalues[index].
+func deqIQ4_NL(src []byte, dst []float32) {
+	for b := 0; b*32 < len(dst); b++ {
+		s := src[b*18 : b*18+18]
+		y := dst[b*32 : b*32+32]
+		d := getF16(s)
+		for j := 0; j < 16; j++ {
+			y[j] = d * float32(kvaluesIQ4NL[s[2+j]&15])
+			y[j+16] = d * float32(kvaluesIQ4NL[s[2+j]>>4])
+		}
+	}
+}
+
+// IQ4_XS block (136 bytes): d (fp16), scales_h (u16), scales_l[4], qs[128].
+// Sub-block ib of 32 elements has the 6-bit scale code ls (see iq4xsScale)
+// and values d·(ls-32) × kvalues[index], the product d·(ls-32) rounded to
+// f32 first as in ggml.
+func deqIQ4_XS(src []byte, dst []float32) {
+	for b := 0; b*256 < len(dst); b++ {
+		s := src[b*136 : b*136+136]
+		y := dst[b*256 : b*256+256]
+		d := getF16(s)
+		for ib := 0; ib < 8; ib++ {
+			dl := d * float32(iq4xsScale(s, ib)-32)
+			q := s[8+16*ib : 8+16*ib+16]
+			out := y[32*ib : 32*ib+32]
+			for j := 0; j < 16; j++ {
+				out[j] = dl * float32(kvaluesIQ4NL[q[j]&15])
+				out[j+16] = dl * float32(kvaluesIQ4NL[q[j]>>4])
+			}
 		}
 	}
 }

@@ -274,6 +274,64 @@ func dotQ6_K(n int, w, a []byte) float32 {
 	return sum
 }
 
+// kvaluesIQ4NL is the non-linear 4-bit codebook of IQ4_NL and IQ4_XS
+// (ggml-common.h kvalues_iq4nl): a 4-bit index selects an int8 value, so a
+// block's integer sums stay exact like the linear 4-bit types'.
+var kvaluesIQ4NL = [16]int8{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
+
+// dotIQ4_NL: block = fp16 d, 16 bytes of index pairs (low nibble element j,
+// high nibble j+16), dotted with Q8_0 like Q4_0 (vec_dot_type Q8_0).
+func dotIQ4_NL(n int, w, a []byte) float32 {
+	nb := n / 32
+	var sum float32
+	for b := 0; b < nb; b++ {
+		x := (*[18]byte)(w[b*18:])
+		y := (*[34]byte)(a[b*34:])
+		var s int32
+		for j := 0; j < 16; j++ {
+			s += int32(kvaluesIQ4NL[x[2+j]&15])*int32(int8(y[2+j])) + int32(kvaluesIQ4NL[x[2+j]>>4])*int32(int8(y[18+j]))
+		}
+		sum += float32(getF16(x[:])*getF16(y[:])) * float32(s)
+	}
+	return sum
+}
+
+// iq4xsScale returns the 6-bit scale code of 32-element sub-block ib of an
+// IQ4_XS block (low 4 bits from scales_l, top 2 from scales_h); the
+// sub-block's multiplier is d·(code-32).
+func iq4xsScale(x []byte, ib int) int32 {
+	sh := binary.LittleEndian.Uint16(x[2:])
+	return int32(x[4+ib/2]>>(4*(ib%2))&15) | int32(sh>>(2*ib)&3)<<4
+}
+
+// dotIQ4_XS: block = fp16 d, u16 scales_h, 4 bytes scales_l, 128 bytes of
+// index pairs (sub-block ib: bytes 16ib..16ib+15, low nibbles elements
+// 32ib..32ib+15, high nibbles the next 16), dotted with Q8_K (vec_dot_type
+// Q8_K). Like the K-quants, the super-block's integer sum Σ(code-32)·Σq·a is
+// exact (|Σ| ≤ 8·32·127·128·32 < 2^27) and scaled once; ggml's AVX2 kernel
+// does the same, its generic one scales per 32-element sub-block.
+func dotIQ4_XS(n int, w, a []byte) float32 {
+	nb := n / 256
+	var sum float32
+	for b := 0; b < nb; b++ {
+		x := (*[136]byte)(w[b*136:])
+		y := (*q8kBlock)(a[b*292:])
+		var isum int32
+		for ib := 0; ib < 8; ib++ {
+			q := (*[16]byte)(x[8+16*ib:])
+			q8 := (*[32]byte)(y[4+32*ib:])
+			var s int32
+			for j := 0; j < 16; j++ {
+				s += int32(kvaluesIQ4NL[q[j]&15])*int32(int8(q8[j])) + int32(kvaluesIQ4NL[q[j]>>4])*int32(int8(q8[16+j]))
+			}
+			isum += (iq4xsScale(x[:], ib) - 32) * s
+		}
+		d := getF16(x[:]) * f32at(y[:])
+		sum += float32(d * float32(isum))
+	}
+	return sum
+}
+
 // The float dots accumulate in float64 like ggml's generic ggml_vec_dot_f32
 // and _f16 (ggml_float); the products of two f32, f16 or bf16 values are exact
 // in float64, so the only rounding is the final conversion and the f64 sum.
@@ -319,7 +377,7 @@ func dotBF16(n int, w, a []byte) float32 {
 // Executable lists the weight types every Impl has a dot routine for.
 func Executable() []ggml.Type {
 	return []ggml.Type{ggml.F32, ggml.F16, ggml.BF16, ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1, ggml.Q8_0,
-		ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K}
+		ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_NL, ggml.IQ4_XS}
 }
 
 func newScalar() *Impl {
@@ -337,5 +395,7 @@ func newScalar() *Impl {
 	k.dot[ggml.Q4_K] = dotQ4_K
 	k.dot[ggml.Q5_K] = dotQ5_K
 	k.dot[ggml.Q6_K] = dotQ6_K
+	k.dot[ggml.IQ4_NL] = dotIQ4_NL
+	k.dot[ggml.IQ4_XS] = dotIQ4_XS
 	return k
 }

@@ -241,8 +241,43 @@ func layoutCases() []layoutCase {
 			want: func(l logical, i int) float32 {
 				return float32(l.d*float32(int8(l.sc[sub16(i)]))) * float32(l.q[i]-32)
 			}},
+		{t: ggml.IQ4_NL, qmax: 15, nsub: 1,
+			pack: func(l logical) []byte {
+				b := make([]byte, 18)
+				putF16(b, l.d)
+				for j := 0; j < 16; j++ {
+					b[2+j] = byte(l.q[j] | l.q[j+16]<<4)
+				}
+				return b
+			},
+			want: func(l logical, i int) float32 { return l.d * float32(iq4Codebook[l.q[i]]) }},
+		{t: ggml.IQ4_XS, qmax: 15, nsub: 8, scmax: 63,
+			pack: func(l logical) []byte {
+				// block_iq4_xs: d, scales_h (2 bits per sub-block), scales_l
+				// (4 bits per sub-block), qs as in quantize_row_iq4_xs.
+				b := make([]byte, 136)
+				putF16(b, l.d)
+				var sh uint16
+				for ib := 0; ib < 8; ib++ {
+					b[4+ib/2] |= byte(l.sc[ib]&15) << (4 * (ib % 2))
+					sh |= uint16(l.sc[ib]>>4) << (2 * ib)
+					for j := 0; j < 16; j++ {
+						b[8+16*ib+j] = byte(l.q[32*ib+j] | l.q[32*ib+16+j]<<4)
+					}
+				}
+				binary.LittleEndian.PutUint16(b[2:], sh)
+				return b
+			},
+			want: func(l logical, i int) float32 {
+				return float32(l.d*float32(l.sc[sub32(i)]-32)) * float32(iq4Codebook[l.q[i]])
+			}},
 	}
 }
+
+// iq4Codebook is kvalues_iq4nl as printed in ggml-common.h, written out here
+// independently of the kernels' table (the golden test checks both against
+// ggml itself).
+var iq4Codebook = [16]int{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
 
 // packKScales is the 6-bit (scale, min) packing of quantize_row_q4_K_ref:
 // pairs 0..3 in the low 6 bits of bytes 0..3 (scales) and 4..7 (mins); pairs

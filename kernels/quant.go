@@ -18,11 +18,11 @@ const NoType ggml.Type = ^ggml.Type(0)
 // type without a dot routine.
 func ActType(w ggml.Type) ggml.Type {
 	switch w {
-	case ggml.Q4_0, ggml.Q5_0, ggml.Q8_0:
+	case ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.IQ4_NL:
 		return ggml.Q8_0
 	case ggml.Q4_1, ggml.Q5_1:
 		return ggml.Q8_1
-	case ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K:
+	case ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS:
 		return ggml.Q8_K
 	case ggml.F32, ggml.F16, ggml.BF16:
 		return w

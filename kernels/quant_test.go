@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/memvanta/memvanta/core/ggml"
@@ -240,7 +241,8 @@ func TestActType(t *testing.T) {
 		ggml.Q4_1: ggml.Q8_1, ggml.Q5_1: ggml.Q8_1,
 		ggml.Q2_K: ggml.Q8_K, ggml.Q3_K: ggml.Q8_K, ggml.Q4_K: ggml.Q8_K, ggml.Q5_K: ggml.Q8_K, ggml.Q6_K: ggml.Q8_K,
 		ggml.F32: ggml.F32, ggml.F16: ggml.F16, ggml.BF16: ggml.BF16,
-		ggml.IQ4_NL: NoType, ggml.Q8_K: NoType,
+		ggml.IQ4_NL: ggml.Q8_0, ggml.IQ4_XS: ggml.Q8_K,
+		ggml.IQ2_XXS: NoType, ggml.IQ1_S: NoType, ggml.IQ3_S: NoType, ggml.TQ2_0: NoType, ggml.Q8_K: NoType,
 	}
 	for w, a := range want {
 		if got := ActType(w); got != a {
@@ -284,4 +286,39 @@ func TestRoundAway(t *testing.T) {
 	check(float32(math.Copysign(0, -1)))
 	check(0.49999997)
 	check(-0.49999997)
+}
+
+// TestUnexecutedTypesRefused: the IQ1/IQ2/IQ3 and ternary types have no
+// kernels on any path; every entry point refuses them with an error (or a
+// nil routine) that names the type, so a loader can say which tensor type a
+// file needs.
+func TestUnexecutedTypesRefused(t *testing.T) {
+	for _, typ := range []ggml.Type{ggml.IQ1_S, ggml.IQ1_M, ggml.IQ2_XXS, ggml.IQ2_XS, ggml.IQ2_S,
+		ggml.IQ3_XXS, ggml.IQ3_S, ggml.TQ1_0, ggml.TQ2_0} {
+		for _, k := range Available() {
+			if k.Dot(typ) != nil || k.Dot4(typ) != nil || k.DotRows4(typ) != nil {
+				t.Errorf("%s has a routine for %s", k.Name, typ)
+			}
+		}
+		for _, c := range []struct {
+			op  string
+			err error
+		}{
+			{"dequantize", Dequantize(typ, make([]byte, typ.TypeSize()), make([]float32, 256))},
+			{"quantize-act", QuantizeAct(typ, make([]float32, 256), make([]byte, 292))},
+			{"quantize", Quantize(typ, make([]float32, 256), make([]byte, typ.TypeSize()))},
+		} {
+			if c.err == nil || !contains(c.err.Error(), typ.String()) {
+				t.Errorf("%s %s: err %v, want one naming the type", c.op, typ, c.err)
+			}
+		}
+		if slices.Contains(Executable(), typ) {
+			t.Errorf("Executable() lists %s", typ)
+		}
+	}
+	for _, typ := range []ggml.Type{ggml.IQ4_NL, ggml.IQ4_XS} {
+		if !slices.Contains(Executable(), typ) {
+			t.Errorf("Executable() lacks %s", typ)
+		}
+	}
 }

@@ -19,6 +19,7 @@ import (
 var simdTypes = []ggml.Type{
 	ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1, ggml.Q8_0,
 	ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K,
+	ggml.IQ4_NL, ggml.IQ4_XS,
 	ggml.F32, ggml.F16, ggml.BF16,
 }
 
@@ -26,17 +27,19 @@ var simdTypes = []ggml.Type{
 // fields: the multiplicative ones (d) and the additive ones (m/dmin/s). Every
 // other byte of a block is a quant and may hold any value.
 var simdScaleFields = map[ggml.Type]struct{ d, m []int }{
-	ggml.Q4_0: {d: []int{0}},
-	ggml.Q4_1: {d: []int{0}, m: []int{2}},
-	ggml.Q5_0: {d: []int{0}},
-	ggml.Q5_1: {d: []int{0}, m: []int{2}},
-	ggml.Q8_0: {d: []int{0}},
-	ggml.Q8_1: {d: []int{0}, m: []int{2}},
-	ggml.Q2_K: {d: []int{80}, m: []int{82}},
-	ggml.Q3_K: {d: []int{108}},
-	ggml.Q4_K: {d: []int{0}, m: []int{2}},
-	ggml.Q5_K: {d: []int{0}, m: []int{2}},
-	ggml.Q6_K: {d: []int{208}},
+	ggml.Q4_0:   {d: []int{0}},
+	ggml.Q4_1:   {d: []int{0}, m: []int{2}},
+	ggml.Q5_0:   {d: []int{0}},
+	ggml.Q5_1:   {d: []int{0}, m: []int{2}},
+	ggml.Q8_0:   {d: []int{0}},
+	ggml.Q8_1:   {d: []int{0}, m: []int{2}},
+	ggml.Q2_K:   {d: []int{80}, m: []int{82}},
+	ggml.Q3_K:   {d: []int{108}},
+	ggml.Q4_K:   {d: []int{0}, m: []int{2}},
+	ggml.Q5_K:   {d: []int{0}, m: []int{2}},
+	ggml.Q6_K:   {d: []int{208}},
+	ggml.IQ4_NL: {d: []int{0}},
+	ggml.IQ4_XS: {d: []int{0}},
 }
 
 // simdHalf is a finite fp16 in ±[2^-9, 2^-1): scales of realistic size

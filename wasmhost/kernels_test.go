@@ -42,6 +42,7 @@ var (
 	scaleFields = map[ggml.Type][]int{
 		ggml.Q4_0: {0}, ggml.Q4_1: {0, 2}, ggml.Q5_0: {0}, ggml.Q5_1: {0, 2}, ggml.Q8_0: {0},
 		ggml.Q2_K: {80, 82}, ggml.Q3_K: {108}, ggml.Q4_K: {0, 2}, ggml.Q5_K: {0, 2}, ggml.Q6_K: {208},
+		ggml.IQ4_NL: {0}, ggml.IQ4_XS: {0},
 	}
 	minZero = map[ggml.Type]struct{ quants, mins [2]int }{
 		ggml.Q4_1: {[2]int{4, 20}, [2]int{2, 4}},

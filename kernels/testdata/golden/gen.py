@@ -190,6 +190,28 @@ for name, suffix in DOTS.items():
             rec["generic"] = vec_dot("ggml_vec_dot_%s_generic" % suffix, n, w, a)
         golden["dot"].append(rec)
 
+# IQ4_NL / IQ4_XS (non-linear 4-bit codebook; dotted with Q8_0 / Q8_K as in
+# ggml's type traits). Generated after everything above from their own seed,
+# so adding them left every earlier vector byte-identical.
+rng = random.Random(20261203)
+TYPES["IQ4_NL"] = (32, 18, [0])
+TYPES["IQ4_XS"] = (256, 136, [0])
+ACT.update({"IQ4_NL": "Q8_0", "IQ4_XS": "Q8_K"})
+for name in ("IQ4_NL", "IQ4_XS"):
+    bs = TYPES[name][0]
+    for nblocks in (1, 3, 8):
+        n = bs * nblocks
+        src = rand_weights(name, n)
+        golden["dequant"].append({"type": name, "n": n, "src": b64(src), "out": b64(dequant(name, src, n))})
+for name, suffix in (("IQ4_NL", "iq4_nl_q8_0"), ("IQ4_XS", "iq4_xs_q8_K")):
+    bs = TYPES[name][0]
+    for n in (bs, 3 * bs, 4096, 11008 if 11008 % bs == 0 else 14336):
+        w = rand_weights(name, n)
+        a = quantize(ACT[name], rand_activations(n))
+        golden["dot"].append({"type": name, "n": n, "w": b64(w), "a": b64(a),
+                              "simd": vec_dot("ggml_vec_dot_" + suffix, n, w, a),
+                              "generic": vec_dot("ggml_vec_dot_%s_generic" % suffix, n, w, a)})
+
 with open(OUT, "w") as f:
     json.dump(golden, f, indent=0)
     f.write("\n")
