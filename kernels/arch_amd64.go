@@ -52,6 +52,8 @@ var avx2Dots = []archDot{
 	{ggml.Q4_K, dotQ4_KQ8_KAVX2},
 	{ggml.Q5_K, dotQ5_KQ8_KAVX2},
 	{ggml.Q6_K, dotQ6_KQ8_KAVX2},
+	{ggml.IQ4_NL, dotIQ4_NLQ8_0AVX2},
+	{ggml.IQ4_XS, dotIQ4_XSQ8_KAVX2},
 	{ggml.F32, dotF32AVX2},
 	{ggml.F16, dotF16AVX2},
 	{ggml.BF16, dotBF16AVX2},
@@ -87,7 +89,9 @@ var avx512Rows4s = []archDot4{
 // row in cache): Q5_1 2.0×, BF16 2.0×, Q4_1 1.7×, Q5_0 1.7×, Q8_0 1.7×,
 // Q4_0 1.4×, Q6_K 1.35×, Q3_K 1.3×, F16 1.3×, Q2_K 1.3×, Q4_K 1.2×, Q5_K
 // 1.2×. An AVX-512 F32 dot lost to AVX2 (a row pair overflows L1 either way),
-// so F32 stays on AVX2.
+// so F32 stays on AVX2. IQ4_NL and IQ4_XS have no AVX-512 routine: the
+// machine they were written on has no AVX-512 to test one, so the avx512
+// path inherits (and dispatches) their AVX2 routines.
 var avx512Dots = []archDot{
 	{ggml.Q4_0, dotQ4_0Q8_0AVX512},
 	{ggml.Q8_0, dotQ8_0Q8_0AVX512},
@@ -132,6 +136,12 @@ func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ6_KQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_NLQ8_0AVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotF32AVX2(n int, w, a *byte) float32

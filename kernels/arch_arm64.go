@@ -13,8 +13,8 @@ type asmDot func(nb int, w, a *byte) float32
 // archImpls returns the NEON path. Advanced SIMD is mandatory in ARMv8-A, so
 // the base routines (neonDots) use only ARMv8.0 instructions and run on every
 // arm64 CPU; where the CPU has the ARMv8.2 dot-product extension (ASIMDDP:
-// Graviton2+, Apple M1+, Neoverse) the Q4_0/Q8_0/Q4_K/Q6_K routines switch to
-// SDOT, which needs half the instructions per block.
+// Graviton2+, Apple M1+, Neoverse) the Q4_0/Q8_0/Q4_K/Q6_K/IQ4_NL/IQ4_XS
+// routines switch to SDOT, which needs half the instructions per block.
 func archImpls(scalar *Impl) []*Impl {
 	neon := deriveImpl(scalar, "neon", neonDots)
 	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
@@ -29,6 +29,8 @@ var neonDotprodDots = []archDot{
 	{ggml.Q8_0, dotQ8_0Q8_0NEONDot},
 	{ggml.Q4_K, dotQ4_KQ8_KNEONDot},
 	{ggml.Q6_K, dotQ6_KQ8_KNEONDot},
+	{ggml.IQ4_NL, dotIQ4_NLQ8_0NEONDot},
+	{ggml.IQ4_XS, dotIQ4_XSQ8_KNEONDot},
 }
 
 var neonDots = []archDot{
@@ -45,6 +47,8 @@ var neonDots = []archDot{
 	{ggml.Q3_K, dotQ3_KQ8_KNEON},
 	{ggml.Q5_K, dotQ5_KQ8_KNEON},
 	{ggml.BF16, dotBF16NEON},
+	{ggml.IQ4_NL, dotIQ4_NLQ8_0NEON},
+	{ggml.IQ4_XS, dotIQ4_XSQ8_KNEON},
 }
 
 //go:noescape
@@ -97,3 +101,15 @@ func dotQ4_KQ8_KNEONDot(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ6_KQ8_KNEONDot(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_NLQ8_0NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_XSQ8_KNEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_NLQ8_0NEONDot(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_XSQ8_KNEONDot(nb int, w, a *byte) float32

@@ -727,6 +727,156 @@ q3kdone:
 	MOVSS X0, ret+24(FP)
 	RET
 
+// ---- IQ4_NL (against Q8_0) and IQ4_XS (against Q8_K): 4-bit indices into
+// the non-linear codebook kvalues_iq4nl, looked up with VPSHUFB. The looked-up
+// values are signed, so the products use the sign-moving form: |a| (VPABSB;
+// -128 becomes the unsigned byte 128) times the codebook value with a's sign
+// moved onto it (VPSIGNB; -value stays within int8 because the codebook lies
+// in [-127, 113]). Each product is a·value exactly and a VPMADDUBSW pair is at
+// most 2·128·127 = 32512 in magnitude, so nothing saturates for any byte
+// pattern of either operand.
+
+// The 16 codebook values as bytes (ggml-common.h kvalues_iq4nl).
+DATA iq4kv<>+0(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4kv<>+8(SB)/8, $0x7159453526190d01
+GLOBL iq4kv<>(SB), RODATA|NOPTR, $16
+// Per-dword shift counts that bring IQ4_XS sub-block ib's scale bits to bit
+// 0: 4·ib for scales_l (as one uint32), 2·ib for scales_h.
+DATA iq4shl<>+0(SB)/8, $0x0000000400000000
+DATA iq4shl<>+8(SB)/8, $0x0000000c00000008
+DATA iq4shl<>+16(SB)/8, $0x0000001400000010
+DATA iq4shl<>+24(SB)/8, $0x0000001c00000018
+GLOBL iq4shl<>(SB), RODATA|NOPTR, $32
+DATA iq4shh<>+0(SB)/8, $0x0000000200000000
+DATA iq4shh<>+8(SB)/8, $0x0000000600000004
+DATA iq4shh<>+16(SB)/8, $0x0000000a00000008
+DATA iq4shh<>+24(SB)/8, $0x0000000e0000000c
+GLOBL iq4shh<>(SB), RODATA|NOPTR, $32
+DATA cd0f<>+0(SB)/4, $0x0000000f
+GLOBL cd0f<>(SB), RODATA|NOPTR, $4
+DATA cd30<>+0(SB)/4, $0x00000030
+GLOBL cd30<>(SB), RODATA|NOPTR, $4
+DATA cd20<>+0(SB)/4, $0x00000020
+GLOBL cd20<>(SB), RODATA|NOPTR, $4
+
+// Y2 = codebook values of the 32 indices at qo(SI) in element order (low
+// nibbles then high nibbles); Y15 = 0x0f bytes, Y13 = the codebook.
+#define IQ4_VALUES(qo) \
+	VMOVDQU qo(SI), X2; \
+	VPSRLW $4, X2, X3; \
+	VINSERTI128 $1, X3, Y2, Y2; \
+	VPAND Y15, Y2, Y2; \
+	VPSHUFB Y2, Y13, Y2
+
+// Y4 = the 16 int16 pair sums of Y2·a[ao:ao+32] (both signed), exact.
+#define IQ4_PAIRS(ao) \
+	VMOVDQU ao(DI), Y3; \
+	VPSIGNB Y3, Y2, Y2; \
+	VPABSB Y3, Y3; \
+	VPMADDUBSW Y2, Y3, Y4
+
+#define IQ4_NL_BLK(wo, ao, acc) \
+	DPROD(wo, ao); \
+	IQ4_VALUES(wo+2); \
+	IQ4_PAIRS(ao+2); \
+	VPMADDWD Y14, Y4, Y4; \
+	VCVTDQ2PS Y4, Y4; \
+	VFMADD231PS Y4, Y1, acc
+
+// func dotIQ4_NLQ8_0AVX2(nb int, w, a *byte) float32
+TEXT ·dotIQ4_NLQ8_0AVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Y15
+	VPBROADCASTD cw1<>(SB), Y14
+	VBROADCASTI128 iq4kv<>(SB), Y13
+	VXORPS Y0, Y0, Y0
+	VXORPS Y6, Y6, Y6
+iq4nlloop:
+	CMPQ CX, $2
+	JLT iq4nltail
+	IQ4_NL_BLK(0, 0, Y0)
+	IQ4_NL_BLK(18, 34, Y6)
+	ADDQ $36, SI
+	ADDQ $68, DI
+	SUBQ $2, CX
+	JMP iq4nlloop
+iq4nltail:
+	TESTQ CX, CX
+	JZ iq4nldone
+	IQ4_NL_BLK(0, 0, Y0)
+iq4nldone:
+	VADDPS Y6, Y0, Y0
+	HSUMPS(Y0, X0, X1)
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// IQ4_XS scales: Y9 = the eight int16 sub-block multipliers code-32 in word
+// order, duplicated in both lanes (for the shufK4 broadcasts). Dword ib
+// takes scales_l (uint32 at 4) >> 4ib & 15 and scales_h (at 2) >> 2ib & 3
+// as bits 4..5; Y11 = 15, Y12 = 0x30, Y8 = 32 (dwords).
+#define IQ4XS_SCALES \
+	VPBROADCASTD 4(SI), Y9; \
+	VPSRLVD iq4shl<>(SB), Y9, Y9; \
+	VPAND Y11, Y9, Y9; \
+	VPBROADCASTD 2(SI), Y10; \
+	VPSRLVD iq4shh<>(SB), Y10, Y10; \
+	VPSLLD $4, Y10, Y10; \
+	VPAND Y12, Y10, Y10; \
+	VPOR Y10, Y9, Y9; \
+	VPSUBD Y8, Y9, Y9; \
+	VPACKSSDW Y9, Y9, Y9; \
+	VPERMQ $0x88, Y9, Y9
+
+// Sub-block ib: acc += multiplier(ib) · (pairs of values · activations).
+#define IQ4XS_SUB(ib, acc) \
+	IQ4_VALUES(8+16*ib); \
+	IQ4_PAIRS(4+32*ib); \
+	VPSHUFB shufK4<>+(32*ib)(SB), Y9, Y5; \
+	VPMADDWD Y5, Y4, Y4; \
+	VPADDD Y4, acc, acc
+
+// func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
+TEXT ·dotIQ4_XSQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD c0f<>(SB), Y15
+	VBROADCASTI128 iq4kv<>(SB), Y13
+	VPBROADCASTD cd0f<>(SB), Y11
+	VPBROADCASTD cd30<>(SB), Y12
+	VPBROADCASTD cd20<>(SB), Y8
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ iq4xsdone
+iq4xsloop:
+	IQ4XS_SCALES
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	IQ4XS_SUB(0, Y6)
+	IQ4XS_SUB(1, Y7)
+	IQ4XS_SUB(2, Y6)
+	IQ4XS_SUB(3, Y7)
+	IQ4XS_SUB(4, Y6)
+	IQ4XS_SUB(5, Y7)
+	IQ4XS_SUB(6, Y6)
+	IQ4XS_SUB(7, Y7)
+	VPADDD Y7, Y6, Y6
+	KD(0)
+	HSUMD(Y6, X6, X5)
+	VCVTDQ2PS X6, X6
+	VFMADD231SS X6, X1, X0
+	ADDQ $136, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ iq4xsloop
+iq4xsdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
 // ---- float types: n elements, four independent accumulators.
 
 // func dotF32AVX2(n int, w, a *byte) float32

@@ -1080,3 +1080,242 @@ dq6kloop:
 dq6kdone:
 	FMOVS F25, ret+24(FP)
 	RET
+
+// ---- IQ4_NL (against Q8_0) and IQ4_XS (against Q8_K): 4-bit indices into
+// the non-linear codebook kvalues_iq4nl, looked up with TBL. The values are
+// signed int8 in [-127, 113]; SMULL/SMLAL2 put two products (each at most
+// 127·128 = 16256 in magnitude) in an int16 lane, |sum| <= 32512, before
+// SADDLP/SADALP/SMLAL widen; SDOT is exact by construction.
+
+// The 16 codebook values as bytes (ggml-common.h kvalues_iq4nl).
+DATA iq4kvn<>+0(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4kvn<>+8(SB)/8, $0x7159453526190d01
+GLOBL iq4kvn<>(SB), RODATA|NOPTR, $16
+
+// One IQ4_NL block (ARMv8.0) into V16: V12 = codebook, V15 = 0x0f bytes.
+#define IQ4NL_BLK \
+	MOVHU.P 2(R1), R4; \
+	MOVHU.P 2(R2), R5; \
+	VLD1.P 16(R1), [V0.B16]; \
+	VLD1.P 32(R2), [V2.B16, V3.B16]; \
+	DPRODH; \
+	VAND V15.B16, V0.B16, V1.B16; \
+	VUSHR $4, V0.B16, V0.B16; \
+	VTBL V1.B16, [V12.B16], V1.B16; \
+	VTBL V0.B16, [V12.B16], V0.B16; \
+	SMULL8H(4, 1, 2); \
+	SMLAL2_8H(4, 1, 2); \
+	SMULL8H(5, 0, 3); \
+	SMLAL2_8H(5, 0, 3); \
+	SADDLP4S(6, 4); \
+	SADALP4S(6, 5); \
+	SCVTF4S(6, 6); \
+	FMLAS0(16, 6, 9)
+
+// func dotIQ4_NLQ8_0NEON(nb int, w, a *byte) float32
+TEXT ·dotIQ4_NLQ8_0NEON(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	MOVD $iq4kvn<>(SB), R3
+	VLD1 (R3), [V12.B16]
+	VMOVI $15, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	CBZ R0, iq4nldone
+iq4nlloop:
+	IQ4NL_BLK
+	SUBS $1, R0, R0
+	BNE iq4nlloop
+iq4nldone:
+	HSUM16
+	FMOVS F0, ret+24(FP)
+	RET
+
+// One IQ4_NL block with SDOT into accumulator V(acc).
+#define IQ4NL_DBLK(acc) \
+	MOVHU.P 2(R1), R4; \
+	MOVHU.P 2(R2), R5; \
+	VLD1.P 16(R1), [V0.B16]; \
+	VLD1.P 32(R2), [V2.B16, V3.B16]; \
+	DPRODH; \
+	VAND V15.B16, V0.B16, V1.B16; \
+	VUSHR $4, V0.B16, V0.B16; \
+	VTBL V1.B16, [V12.B16], V1.B16; \
+	VTBL V0.B16, [V12.B16], V0.B16; \
+	VEOR V5.B16, V5.B16, V5.B16; \
+	SDOT4S(5, 1, 2); \
+	SDOT4S(5, 0, 3); \
+	SCVTF4S(5, 5); \
+	FMLAS0(acc, 5, 9)
+
+// func dotIQ4_NLQ8_0NEONDot(nb int, w, a *byte) float32
+TEXT ·dotIQ4_NLQ8_0NEONDot(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	MOVD $iq4kvn<>(SB), R3
+	VLD1 (R3), [V12.B16]
+	VMOVI $15, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+diq4nlloop2:
+	CMP $2, R0
+	BLT diq4nltail
+	IQ4NL_DBLK(16)
+	IQ4NL_DBLK(17)
+	SUB $2, R0, R0
+	B diq4nlloop2
+diq4nltail:
+	CBZ R0, diq4nldone
+	IQ4NL_DBLK(16)
+diq4nldone:
+	FADD4S(16, 16, 17)
+	HSUM16
+	FMOVS F0, ret+24(FP)
+	RET
+
+// IQ4_XS scales: V13.H[ib] = code(ib) - 32 for the eight sub-blocks. The
+// nibbles of scales_l (uint32 at 4) and the 2-bit fields of scales_h (uint16
+// at 2) are spread to one byte each with shift-or-mask steps, combined as
+// low | high<<4, and offset by -32 (V14 = 32 bytes) before sign extension.
+#define IQ4XS_SCALES \
+	MOVWU 4(R1), R6; \
+	ORR R6<<16, R6, R6; \
+	AND $0x0000ffff0000ffff, R6, R6; \
+	ORR R6<<8, R6, R6; \
+	AND $0x00ff00ff00ff00ff, R6, R6; \
+	ORR R6<<4, R6, R6; \
+	AND $0x0f0f0f0f0f0f0f0f, R6, R6; \
+	MOVHU 2(R1), R7; \
+	ORR R7<<24, R7, R7; \
+	AND $0x000000ff000000ff, R7, R7; \
+	ORR R7<<12, R7, R7; \
+	AND $0x000f000f000f000f, R7, R7; \
+	ORR R7<<6, R7, R7; \
+	AND $0x0303030303030303, R7, R7; \
+	ORR R7<<4, R6, R6; \
+	FMOVD R6, F13; \
+	VSUB V14.B16, V13.B16, V13.B16; \
+	SXTL8H(13, 13)
+
+// F25 += fp16(w.d)·a.d·float(ΣV6.4S), the super-block's exact integer sum.
+#define IQ4XS_TAIL \
+	VADDV V6.S4, V6; \
+	VMOV V6.S[0], R16; \
+	SCVTFWS R16, F6; \
+	FMOVS (R2), F1; \
+	MOVHU (R1), R4; \
+	FMOVS R4, F2; \
+	FCVTHS F2, F2; \
+	FMULS F1, F2, F2; \
+	FMADDS F6, F25, F2, F25
+
+// Sub-blocks 2p and 2p+1 (ARMv8.0): V6 += scale · Σ value·activation.
+#define IQ4XS_PAIR(p) \
+	VLD1.P 32(R14), [V0.B16, V1.B16]; \
+	VLD1.P 64(R15), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	VAND V15.B16, V0.B16, V7.B16; \
+	VUSHR $4, V0.B16, V0.B16; \
+	VAND V15.B16, V1.B16, V8.B16; \
+	VUSHR $4, V1.B16, V1.B16; \
+	VTBL V7.B16, [V12.B16], V7.B16; \
+	VTBL V0.B16, [V12.B16], V0.B16; \
+	VTBL V8.B16, [V12.B16], V8.B16; \
+	VTBL V1.B16, [V12.B16], V1.B16; \
+	SMULL8H(9, 7, 2); \
+	SMLAL2_8H(9, 7, 2); \
+	SMLALE(6, 9, 13, 2*p); \
+	SMLAL2E(6, 9, 13, 2*p); \
+	SMULL8H(10, 0, 3); \
+	SMLAL2_8H(10, 0, 3); \
+	SMLALE(6, 10, 13, 2*p); \
+	SMLAL2E(6, 10, 13, 2*p); \
+	SMULL8H(9, 8, 4); \
+	SMLAL2_8H(9, 8, 4); \
+	SMLALE(6, 9, 13, 2*p+1); \
+	SMLAL2E(6, 9, 13, 2*p+1); \
+	SMULL8H(10, 1, 5); \
+	SMLAL2_8H(10, 1, 5); \
+	SMLALE(6, 10, 13, 2*p+1); \
+	SMLAL2E(6, 10, 13, 2*p+1)
+
+// func dotIQ4_XSQ8_KNEON(nb int, w, a *byte) float32
+TEXT ·dotIQ4_XSQ8_KNEON(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	MOVD $iq4kvn<>(SB), R3
+	VLD1 (R3), [V12.B16]
+	VMOVI $15, V15.B16
+	VMOVI $32, V14.B16
+	FMOVS ZR, F25
+	CBZ R0, iq4xsdone
+iq4xsloop:
+	IQ4XS_SCALES
+	VEOR V6.B16, V6.B16, V6.B16
+	ADD $8, R1, R14
+	ADD $4, R2, R15
+	IQ4XS_PAIR(0)
+	IQ4XS_PAIR(1)
+	IQ4XS_PAIR(2)
+	IQ4XS_PAIR(3)
+	IQ4XS_TAIL
+	ADD $136, R1, R1
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE iq4xsloop
+iq4xsdone:
+	FMOVS F25, ret+24(FP)
+	RET
+
+// Sub-blocks 2p and 2p+1 with SDOT; int32 scales in V17 (0..3), V18 (4..7).
+#define IQ4XS_DPAIR(p) \
+	VLD1.P 32(R14), [V0.B16, V1.B16]; \
+	VLD1.P 64(R15), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	VAND V15.B16, V0.B16, V7.B16; \
+	VUSHR $4, V0.B16, V0.B16; \
+	VAND V15.B16, V1.B16, V8.B16; \
+	VUSHR $4, V1.B16, V1.B16; \
+	VTBL V7.B16, [V12.B16], V7.B16; \
+	VTBL V0.B16, [V12.B16], V0.B16; \
+	VTBL V8.B16, [V12.B16], V8.B16; \
+	VTBL V1.B16, [V12.B16], V1.B16; \
+	VEOR V9.B16, V9.B16, V9.B16; \
+	SDOT4S(9, 7, 2); \
+	SDOT4S(9, 0, 3); \
+	VEOR V10.B16, V10.B16, V10.B16; \
+	SDOT4S(10, 8, 4); \
+	SDOT4S(10, 1, 5); \
+	MLAS(6, 9, 17+(p/2), (2*p)%4); \
+	MLAS(6, 10, 17+(p/2), (2*p+1)%4)
+
+// func dotIQ4_XSQ8_KNEONDot(nb int, w, a *byte) float32
+TEXT ·dotIQ4_XSQ8_KNEONDot(SB), NOSPLIT, $0-28
+	MOVD nb+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD a+16(FP), R2
+	MOVD $iq4kvn<>(SB), R3
+	VLD1 (R3), [V12.B16]
+	VMOVI $15, V15.B16
+	VMOVI $32, V14.B16
+	FMOVS ZR, F25
+	CBZ R0, diq4xsdone
+diq4xsloop:
+	IQ4XS_SCALES
+	SXTL4S(17, 13)
+	SXTL2_4S(18, 13)
+	VEOR V6.B16, V6.B16, V6.B16
+	ADD $8, R1, R14
+	ADD $4, R2, R15
+	IQ4XS_DPAIR(0)
+	IQ4XS_DPAIR(1)
+	IQ4XS_DPAIR(2)
+	IQ4XS_DPAIR(3)
+	IQ4XS_TAIL
+	ADD $136, R1, R1
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE diq4xsloop
+diq4xsdone:
+	FMOVS F25, ret+24(FP)
+	RET
