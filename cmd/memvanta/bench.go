@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/memvanta/memvanta/core/sample"
@@ -15,55 +18,189 @@ import (
 	"github.com/memvanta/memvanta/native/telemetry"
 )
 
-// benchResult is one test (pp or tg) over all repetitions.
+// benchResult is one test (pp or tg at one depth and thread count) over
+// all repetitions measured.
 type benchResult struct {
 	Test    string    `json:"test"` // "pp512", "tg128"
 	Tokens  int       `json:"tokens"`
+	Depth   int       `json:"depth"` // tokens already in the context when the test starts
+	Threads int       `json:"threads"`
 	Mean    float64   `json:"tps_mean"`
 	Stdev   float64   `json:"tps_stdev"`
 	Samples []float64 `json:"tps_samples"`
 }
 
+// label is the test's name in the table, as llama-bench prints it.
+func (r benchResult) label() string {
+	if r.Depth > 0 {
+		return fmt.Sprintf("%s @ d%d", r.Test, r.Depth)
+	}
+	return r.Test
+}
+
+// parseIntList reads llama-bench's comma lists ("128,256,512").
+func parseIntList(flag, s string, lo int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < lo {
+			return nil, fmt.Errorf("%s %q: want comma-separated integers >= %d", flag, s, lo)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 // runBench mirrors llama-bench's pp/tg tests so the figures compare
-// one-to-one with `node ref.mjs bench`: a warm-up (one prompt run, one
-// single-token generation), then per repetition a cleared cache and a timed
-// prompt of -p tokens (BOS + seeded random ids) as batches, and a cleared
-// cache and -n single-token steps from BOS with greedy picks.
+// one-to-one with `node ref.mjs bench` and llama-bench: per thread count, a
+// warm-up (one prompt run, one single-token generation), then for each
+// test and repetition a cleared cache, an untimed prefill of -d depth
+// tokens, and the timed test: a prompt of -p tokens (BOS + seeded random
+// ids) as batches, or -n single-token steps with greedy picks. Lists
+// (-p 128,512) give one row per value, crossed with -d and -t.
+//
+// Ctrl-C stops at once; the repetitions already measured are reported
+// and the exit status is 130.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	c := newCLI("bench", "bench -m MODEL [-p 512] [-n 128] [-d 0] [-r 5] [-t 2] [flags]",
+		"Measure prompt processing (pp) and generation (tg) throughput like llama-bench:\n"+
+			"per thread count one warm-up, then -r repetitions of each test, reported as mean ± sd tok/s\n"+
+			"with peak RSS. -p, -n, -d and -t take comma lists (one result row per combination).")
 	var mf modelFlags
-	mf.register(fs, 0)
-	p := fs.Int("p", 512, "prompt `tokens` for the pp test (0 = skip)")
-	n := fs.Int("n", 128, "generated `tokens` for the tg test (0 = skip)")
-	reps := fs.Int("r", 5, "`repetitions` after the warm-up")
-	jsonOut := fs.Bool("json", false, "print results as JSON on stdout")
-	seed := fs.Uint64("seed", 1234, "`seed` for the random prompt tokens")
-	if done, st := parseFlags(fs, args, stderr); done {
+	mf.threadList = true
+	mf.register(c, "context size in tokens (0 = just what the tests need: max depth + max(-p, -n))")
+	c.group("Tests")
+	var pArg, nArg, dArg, seedStr string
+	var reps int
+	var jsonOut bool
+	c.stringVar(&pArg, "p|n-prompt", "N[,N...]", "512", "prompt tokens for the pp test (0 = skip)")
+	c.stringVar(&nArg, "n|n-gen", "N[,N...]", "128", "generated tokens for the tg test (0 = skip)")
+	c.stringVar(&dArg, "d|n-depth", "N[,N...]", "0", "tokens already in the context (prefilled, untimed) before each test")
+	c.intVar(&reps, "r|repetitions", "N", 5, "repetitions after the warm-up")
+	c.stringVar(&seedStr, "seed", "SEED", "1234", "seed for the random prompt tokens")
+	c.boolVar(&jsonOut, "json", "print results as JSON on stdout")
+	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "memvanta bench: "+format+"\n", a...)
-		return 1
+		return exitRuntime
 	}
-	// llama-bench defaults to 2 threads here too; -b defaults to the prompt
-	// length (one batch) like llama-bench's n_batch=512/n_ubatch=512.
-	if !flagSet(fs, "b") {
-		mf.batch = max(1, min(*p, 512))
+	seed, err := strconv.ParseUint(seedStr, 10, 64)
+	if err != nil {
+		return c.usageErr(stderr, "--seed %q: must be an integer from 0 to 2^64-1", seedStr)
+	}
+	ps, err := parseIntList("-p", pArg, 0)
+	if err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	ns, err := parseIntList("-n", nArg, 0)
+	if err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	ds, err := parseIntList("-d", dArg, 0)
+	if err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	if reps < 1 {
+		return c.usageErr(stderr, "-r %d: must be >= 1", reps)
+	}
+	maxP, maxN, maxD := 0, 0, 0
+	for _, v := range ps {
+		maxP = max(maxP, v)
+	}
+	for _, v := range ns {
+		maxN = max(maxN, v)
+	}
+	for _, v := range ds {
+		maxD = max(maxD, v)
+	}
+	// -b defaults to the prompt length (one batch) like llama-bench's
+	// n_batch=512/n_ubatch=512.
+	if !c.isSet("b") {
+		mf.batch = max(1, min(maxP, 512))
 	}
 	if err := mf.validate(); err != nil {
-		return fail("%v", err)
-	}
-	if *p < 0 || *n < 0 || *reps < 1 {
-		return fail("-p and -n must be >= 0 and -r >= 1")
+		return c.usageErr(stderr, "%v", err)
 	}
 	if mf.ctx == 0 {
-		mf.ctx = max(*p, *n, 1)
+		mf.ctx = max(maxD+max(maxP, maxN), 1)
 	}
-	l, err := openModel(ctx, &mf)
-	if err != nil {
-		return fail("%v", err)
+
+	var results []benchResult
+	var last *loaded
+	interrupted := false
+	for _, threads := range mf.threadsAll {
+		mf.threads = threads
+		l, err := openModel(ctx, &mf, stderr)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				interrupted = true
+				break
+			}
+			return fail("%v", err)
+		}
+		if last != nil {
+			last.Close()
+		}
+		last = l
+		rs, err := benchModel(ctx, l, &mf, ps, ns, ds, reps, seed, stderr)
+		results = append(results, rs...)
+		if errors.Is(err, context.Canceled) {
+			interrupted = true
+			break
+		}
+		if err != nil {
+			return fail("%v", err)
+		}
 	}
-	defer l.Close()
+	if last == nil {
+		fmt.Fprintln(stderr, "memvanta bench: interrupted before the first measurement")
+		return exitInterrupted
+	}
+	defer last.Close()
+	if interrupted {
+		fmt.Fprintf(stderr, "memvanta bench: interrupted; reporting the %d test(s) with at least one measured repetition\n", len(results))
+	}
+	size := int64(0)
+	if fi, err := os.Stat(mf.path); err == nil {
+		size = fi.Size()
+	}
+	rss := telemetry.PeakRSS()
+	w := bufio.NewWriter(stdout)
+	if jsonOut {
+		b, _ := json.MarshalIndent(map[string]any{
+			"model": mf.path, "model_size_bytes": size, "batch": mf.batch, "ctx": mf.ctx,
+			"kernels": last.m.Kernels().Name, "kv_type": last.m.KV().Type().String(), "mem": mf.mem,
+			"repetitions": reps, "interrupted": interrupted, "results": results, "peak_rss_bytes": rss,
+			"telemetry": last.rt.Stats(),
+		}, "", "  ")
+		w.Write(append(b, '\n'))
+	} else {
+		fmt.Fprintf(w, "| %-28s | %9s | %7s | %7s | %15s | %20s |\n", "model", "size", "kernels", "threads", "test", "t/s")
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", dashes(28), dashes(9), dashes(7), dashes(7), dashes(15), dashes(20))
+		for _, r := range results {
+			fmt.Fprintf(w, "| %-28s | %5.0f MiB | %7s | %7d | %15s | %20s |\n", trimPath(mf.path, 28), mib(size),
+				last.m.Kernels().Name, r.Threads, r.label(), fmt.Sprintf("%.2f ± %.2f", r.Mean, r.Stdev))
+		}
+		fmt.Fprintf(w, "peak RSS %.1f MiB (mem %s, kv %s)\n", mib(rss), mf.mem, last.m.KV().Type())
+		st := last.rt.Stats()
+		fmt.Fprintf(w, "weights: %.1f GiB touched, %.1f GiB moved, cache %d hits / %d misses / %d evictions, %d stalls (%.2f s), %d late, look-ahead %d; faults %d minor / %d major\n",
+			float64(st.BytesTouched)/(1<<30), float64(st.BytesMoved)/(1<<30), st.CacheHits, st.CacheMisses, st.Evictions,
+			st.Stalls, st.StallTime.Seconds(), st.LateArrivals, st.Depth, st.MinorFaults, st.MajorFaults)
+	}
+	if st := finishOutput(w, c.name, stderr); st != exitOK {
+		return st
+	}
+	if interrupted {
+		return exitInterrupted
+	}
+	return exitOK
+}
+
+// benchModel runs every (depth, pp/tg) test on one opened model and
+// returns the results measured so far, with ctx's error if interrupted.
+func benchModel(ctx context.Context, l *loaded, mf *modelFlags, ps, ns, ds []int, reps int, seed uint64, stderr io.Writer) ([]benchResult, error) {
 	f := l.rt.File()
 	bos := int32(-1)
 	if v, err := f.Uint32("tokenizer.ggml.bos_token_id"); err == nil && int(v) < l.cfg.NVocab {
@@ -72,12 +209,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			bos = -1
 		}
 	}
-	rng := sample.NewRNG(*seed)
+	rng := sample.NewRNG(seed)
 	randTok := func() int32 { return int32(rng.Uint64() % uint64(l.cfg.NVocab)) }
-	promptToks := func() []int32 {
-		t := make([]int32, *p)
+	// randToks returns n tokens, the first BOS when start is set.
+	randToks := func(n int, start bool) []int32 {
+		t := make([]int32, n)
 		for i := range t {
-			if i == 0 && bos >= 0 {
+			if i == 0 && start && bos >= 0 {
 				t[i] = bos
 			} else {
 				t[i] = randTok()
@@ -85,22 +223,34 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return t
 	}
-	first := bos
-	if first < 0 {
-		first = randTok()
-	}
-	runPP := func() (time.Duration, error) {
-		toks := promptToks()
+	// prefill clears the cache and fills depth positions (untimed).
+	prefill := func(depth int) error {
 		l.m.Reset()
+		if depth == 0 {
+			return nil
+		}
+		_, err := l.m.Forward(ctx, randToks(depth, true))
+		return err
+	}
+	runPP := func(p, depth int) (time.Duration, error) {
+		if err := prefill(depth); err != nil {
+			return 0, err
+		}
+		toks := randToks(p, depth == 0)
 		t0 := time.Now()
 		_, err := l.m.Forward(ctx, toks)
 		return time.Since(t0), err
 	}
-	runTG := func(count int) (time.Duration, error) {
-		l.m.Reset()
+	runTG := func(n, depth int) (time.Duration, error) {
+		if err := prefill(depth); err != nil {
+			return 0, err
+		}
+		next := bos
+		if next < 0 || depth > 0 {
+			next = randTok()
+		}
 		t0 := time.Now()
-		next := first
-		for i := 0; i < count; i++ {
+		for i := 0; i < n; i++ {
 			logits, err := l.m.Forward(ctx, []int32{next})
 			if err != nil {
 				return 0, err
@@ -110,72 +260,75 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return time.Since(t0), nil
 	}
 	fmt.Fprintf(stderr, "bench: %s, %d threads, kernels %s, warm-up...\n", mf.path, mf.threads, l.m.Kernels().Name)
-	if *p > 0 {
-		if _, err := runPP(); err != nil {
-			return fail("warm-up: %v", err)
+	maxP, maxN := 0, 0
+	for _, p := range ps {
+		maxP = max(maxP, p)
+	}
+	for _, n := range ns {
+		maxN = max(maxN, n)
+	}
+	if maxP > 0 {
+		if _, err := runPP(min(maxP, 512), 0); err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}
-	if *n > 0 {
-		if _, err := runTG(1); err != nil {
-			return fail("warm-up: %v", err)
+	if maxN > 0 {
+		if _, err := runTG(1, 0); err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}
-	var pp, tg []float64
-	for r := 0; r < *reps; r++ {
-		line := fmt.Sprintf("bench rep %d/%d:", r+1, *reps)
-		if *p > 0 {
-			d, err := runPP()
-			if err != nil {
-				return fail("pp%d: %v", *p, err)
+	type test struct {
+		name      string
+		tokens, d int
+		run       func() (time.Duration, error)
+		samples   []float64
+	}
+	var tests []*test
+	for _, d := range ds {
+		for _, p := range ps {
+			if p > 0 {
+				tests = append(tests, &test{name: fmt.Sprintf("pp%d", p), tokens: p, d: d,
+					run: func() (time.Duration, error) { return runPP(p, d) }})
 			}
-			pp = append(pp, float64(*p)/d.Seconds())
-			line += fmt.Sprintf(" pp%d %.2f t/s", *p, pp[len(pp)-1])
 		}
-		if *n > 0 {
-			d, err := runTG(*n)
-			if err != nil {
-				return fail("tg%d: %v", *n, err)
+		for _, n := range ns {
+			if n > 0 {
+				tests = append(tests, &test{name: fmt.Sprintf("tg%d", n), tokens: n, d: d,
+					run: func() (time.Duration, error) { return runTG(n, d) }})
 			}
-			tg = append(tg, float64(*n)/d.Seconds())
-			line += fmt.Sprintf(" tg%d %.2f t/s", *n, tg[len(tg)-1])
+		}
+	}
+	collect := func() []benchResult {
+		var out []benchResult
+		for _, t := range tests {
+			if len(t.samples) > 0 {
+				r := summarize(t.name, t.tokens, t.samples)
+				r.Depth, r.Threads = t.d, mf.threads
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	for r := 0; r < reps; r++ {
+		line := fmt.Sprintf("bench rep %d/%d:", r+1, reps)
+		for _, t := range tests {
+			d, err := t.run()
+			if err != nil {
+				if errors.Is(err, context.Canceled) {
+					return collect(), err
+				}
+				return collect(), fmt.Errorf("%s at depth %d: %w", t.name, t.d, err)
+			}
+			t.samples = append(t.samples, float64(t.tokens)/d.Seconds())
+			label := t.name
+			if t.d > 0 {
+				label += fmt.Sprintf("@d%d", t.d)
+			}
+			line += fmt.Sprintf(" %s %.2f t/s", label, t.samples[len(t.samples)-1])
 		}
 		fmt.Fprintln(stderr, line)
 	}
-	var results []benchResult
-	if *p > 0 {
-		results = append(results, summarize(fmt.Sprintf("pp%d", *p), *p, pp))
-	}
-	if *n > 0 {
-		results = append(results, summarize(fmt.Sprintf("tg%d", *n), *n, tg))
-	}
-	size := int64(0)
-	if fi, err := os.Stat(mf.path); err == nil {
-		size = fi.Size()
-	}
-	rss := telemetry.PeakRSS()
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(map[string]any{
-			"model": mf.path, "model_size_bytes": size, "threads": mf.threads, "batch": mf.batch,
-			"kernels": l.m.Kernels().Name, "kv_type": l.m.KV().Type().String(), "mem": mf.mem,
-			"repetitions": *reps, "results": results, "peak_rss_bytes": rss,
-			"telemetry": l.rt.Stats(),
-		})
-		return 0
-	}
-	fmt.Fprintf(stdout, "| %-28s | %9s | %7s | %7s | %7s | %20s |\n", "model", "size", "kernels", "threads", "test", "t/s")
-	fmt.Fprintf(stdout, "| %s | %s | %s | %s | %s | %s |\n", dashes(28), dashes(9), dashes(7), dashes(7), dashes(7), dashes(20))
-	for _, r := range results {
-		fmt.Fprintf(stdout, "| %-28s | %5.0f MiB | %7s | %7d | %7s | %20s |\n", trimPath(mf.path, 28), mib(size),
-			l.m.Kernels().Name, mf.threads, r.Test, fmt.Sprintf("%.2f ± %.2f", r.Mean, r.Stdev))
-	}
-	fmt.Fprintf(stdout, "peak RSS %.1f MiB (mem %s, kv %s)\n", mib(rss), mf.mem, l.m.KV().Type())
-	st := l.rt.Stats()
-	fmt.Fprintf(stdout, "weights: %.1f GiB touched, %.1f GiB moved, cache %d hits / %d misses / %d evictions, %d stalls (%.2f s), %d late, look-ahead %d; faults %d minor / %d major\n",
-		float64(st.BytesTouched)/(1<<30), float64(st.BytesMoved)/(1<<30), st.CacheHits, st.CacheMisses, st.Evictions,
-		st.Stalls, st.StallTime.Seconds(), st.LateArrivals, st.Depth, st.MinorFaults, st.MajorFaults)
-	return 0
+	return collect(), nil
 }
 
 func summarize(test string, tokens int, s []float64) benchResult {
@@ -192,16 +345,6 @@ func summarize(test string, tokens int, s []float64) benchResult {
 		sd = math.Sqrt(sd / float64(len(s)-1))
 	}
 	return benchResult{Test: test, Tokens: tokens, Mean: m, Stdev: sd, Samples: s}
-}
-
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == name {
-			set = true
-		}
-	})
-	return set
 }
 
 func dashes(n int) string {

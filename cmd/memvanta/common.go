@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/memvanta/memvanta/core/ggml"
@@ -17,9 +17,10 @@ import (
 	"github.com/memvanta/memvanta/wasmhost"
 )
 
-// modelFlags are the flags generate and bench share: which model, how it is
-// held in memory, and how it runs.
+// modelFlags are the model, context and memory options generate, bench,
+// chat and serve share, with llama.cpp's spellings.
 type modelFlags struct {
+	cmd       string // subcommand name, for messages
 	path      string
 	threads   int
 	ctx       int
@@ -30,28 +31,54 @@ type modelFlags struct {
 	memStream string
 	keepCache bool
 	verify    bool
+	gpuLayers string // accepted for llama.cpp command lines, ignored
+
+	// threadsArg is -t as given; validate sets threads from it, and
+	// threadsAll too when threadList allows a comma list (bench).
+	threadsArg string
+	threadList bool
+	threadsAll []int
 }
 
-func (mf *modelFlags) register(fs *flag.FlagSet, defaultCtx int) {
-	fs.StringVar(&mf.path, "m", "", "GGUF model `file` (required)")
-	fs.IntVar(&mf.threads, "t", min(2, runtime.NumCPU()), "worker `threads`")
-	fs.IntVar(&mf.ctx, "c", defaultCtx, "context `size` in tokens (0 = the model's training context)")
-	fs.IntVar(&mf.batch, "b", 32, "prompt batch `size` (tokens per matrix multiply)")
-	fs.StringVar(&mf.kv, "kv", "f16", "KV cache `type`: f32, f16 or q8_0")
-	fs.StringVar(&mf.mem, "mem", "resident", "weight memory `mode`: resident (map the whole file) or budget (stream within --mem-budget)")
-	fs.StringVar(&mf.memBudget, "mem-budget", "", "weight cache `size` for --mem budget, e.g. 512MiB (implies --mem budget)")
-	fs.StringVar(&mf.memStream, "mem-stream", "", "how --mem budget streams weights: map (default: populate the file mapping ahead, drop it behind) or copy (pread into cache buffers)")
-	fs.BoolVar(&mf.keepCache, "keep-page-cache", false, "never re-read parts of the model file that the page cache holds in small (4 KiB) folios into 2 MiB folios (mapped modes do by default: it makes the mapping much cheaper to touch)")
-	fs.BoolVar(&mf.verify, "verify", false, "validate the file in the wasm sandbox before mapping it natively (for untrusted files)")
+// register adds the group; ctxHelp says what -c 0 means for this command.
+func (mf *modelFlags) register(c *cli, ctxHelp string) {
+	mf.cmd = c.name
+	c.group("Model and memory")
+	c.stringVar(&mf.path, "m|model", "FILE", "", "GGUF model file (required)")
+	tHelp := "worker threads"
+	if mf.threadList {
+		tHelp = "worker threads; a comma list runs every test at each count"
+	}
+	c.stringVar(&mf.threadsArg, "t|threads", "N", strconv.Itoa(min(2, runtime.NumCPU())), tHelp)
+	c.intVar(&mf.ctx, "c|ctx-size", "N", 0, ctxHelp)
+	c.intVar(&mf.batch, "b|batch-size", "N", 32, "prompt batch size (tokens per matrix multiply)")
+	c.stringVar(&mf.kv, "kv|-ctk|cache-type-k", "TYPE", "f16", "KV cache type (keys and values): f32, f16 or q8_0")
+	c.stringVar(&mf.mem, "mem", "MODE", "resident", "weight memory mode: resident (map the whole file) or budget (stream within --mem-budget)")
+	c.stringVar(&mf.memBudget, "mem-budget", "SIZE", "", "weight cache size for --mem budget, e.g. 512MiB (implies --mem budget)")
+	c.stringVar(&mf.memStream, "mem-stream", "HOW", "", "how --mem budget streams weights: map (default: populate the file mapping ahead, drop it behind) or copy (pread into cache buffers)")
+	c.boolVar(&mf.keepCache, "keep-page-cache", "never re-read parts of the model file that the page cache holds in small (4 KiB) folios into 2 MiB folios (mapped modes do by default: it makes the mapping much cheaper to touch)")
+	c.boolVar(&mf.verify, "verify", "validate the file in the wasm sandbox before mapping it natively (for untrusted files)")
+	c.stringVar(&mf.gpuLayers, "-ngl|gpu-layers|n-gpu-layers", "N", "", "accepted for llama.cpp command lines and ignored: memvanta runs on the CPU")
 }
 
+// validate checks the values; its errors are usage errors.
 func (mf *modelFlags) validate() error {
 	if mf.path == "" {
 		return errors.New("-m MODEL is required")
 	}
-	if mf.threads < 1 || mf.threads > 1024 {
-		return fmt.Errorf("-t %d: must be in [1, 1024]", mf.threads)
+	ts, err := parseIntList("-t", mf.threadsArg, 1)
+	if err != nil {
+		return err
 	}
+	if len(ts) > 1 && !mf.threadList {
+		return fmt.Errorf("-t %q: one thread count only", mf.threadsArg)
+	}
+	for _, t := range ts {
+		if t > 1024 {
+			return fmt.Errorf("-t %d: must be in [1, 1024]", t)
+		}
+	}
+	mf.threads, mf.threadsAll = ts[0], ts
 	if mf.ctx < 0 {
 		return fmt.Errorf("-c %d: must be >= 0", mf.ctx)
 	}
@@ -109,7 +136,9 @@ func (l *loaded) Close() {
 
 // openModel maps the file through the native runtime (never copying the
 // whole model into the heap), reads its configuration and builds the graph.
-func openModel(ctx context.Context, mf *modelFlags) (*loaded, error) {
+// A context larger than the model's training context gets a one-line
+// warning on stderr, as llama.cpp gives.
+func openModel(ctx context.Context, mf *modelFlags, stderr io.Writer) (*loaded, error) {
 	if _, err := os.Stat(mf.path); err != nil {
 		return nil, err
 	}
@@ -143,6 +172,10 @@ func openModel(ctx context.Context, mf *modelFlags) (*loaded, error) {
 		l.Close()
 		return nil, fmt.Errorf("%s: %w", mf.path, err)
 	}
+	if mf.ctx > l.cfg.NCtxTrain && l.cfg.NCtxTrain > 0 {
+		fmt.Fprintf(stderr, "memvanta %s: warning: -c %d is larger than the model's training context (%d); quality may degrade past %d tokens\n",
+			mf.cmd, mf.ctx, l.cfg.NCtxTrain, l.cfg.NCtxTrain)
+	}
 	kvt, _ := parseKV(mf.kv)
 	l.m, err = model.New(l.cfg, rt.Weights(), model.Options{
 		Threads: mf.threads, Batch: mf.batch, Ctx: mf.ctx, KVType: kvt, Kernels: k,
@@ -152,29 +185,6 @@ func openModel(ctx context.Context, mf *modelFlags) (*loaded, error) {
 		return nil, fmt.Errorf("%s: %w", mf.path, err)
 	}
 	return l, nil
-}
-
-// parseFlags parses args into fs, turning flag errors into one line. It
-// returns done=true with the exit status when the command should stop
-// (help requested or a bad flag).
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (done bool, status int) {
-	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(stderr)
-		fmt.Fprintf(stderr, "usage: memvanta %s [flags]\n", fs.Name())
-		fs.PrintDefaults()
-		return true, 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "memvanta %s: %v (see -h)\n", fs.Name(), err)
-		return true, 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "memvanta %s: unexpected argument %q (see -h)\n", fs.Name(), fs.Arg(0))
-		return true, 2
-	}
-	return false, 0
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

@@ -3,13 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"syscall"
 	"time"
 
 	"github.com/memvanta/memvanta/core/model"
@@ -18,7 +16,9 @@ import (
 	"github.com/memvanta/memvanta/native/telemetry"
 )
 
-// genStats is what the stats line (and --json) reports.
+// genStats is what the stats line (and --json) reports. The seed is a
+// string in JSON: it is a 64-bit value, and JSON numbers lose precision
+// above 2^53 in JavaScript and other float64 readers.
 type genStats struct {
 	PromptTokens int     `json:"prompt_tokens"`
 	PromptSec    float64 `json:"prompt_seconds"`
@@ -27,8 +27,8 @@ type genStats struct {
 	PeakRSS      int64   `json:"peak_rss_bytes"`
 	KVBytes      int64   `json:"kv_cache_bytes"`
 	Kernels      string  `json:"kernels"`
-	Seed         uint64  `json:"seed"`
-	Stop         string  `json:"stop"` // "length", "eog", "context", "interrupted"
+	Seed         uint64  `json:"seed,string"`
+	Stop         string  `json:"stop"` // "length", "eog", "stop", "context", "interrupted"
 }
 
 func tps(n int, s float64) float64 {
@@ -38,57 +38,71 @@ func tps(n int, s float64) float64 {
 	return float64(n) / s
 }
 
+// lineSink streams text to stdout, flushing each piece, and remembers the
+// first write error so a closed pipe stops generation.
+type lineSink struct {
+	w   *bufio.Writer
+	err error
+}
+
+func (s *lineSink) write(text string) {
+	if s.err != nil || text == "" {
+		return
+	}
+	s.w.WriteString(text)
+	s.err = s.w.Flush()
+}
+
+// closedPipe reports whether err means the reader of stdout went away.
+func closedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
+
 func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
+	c := newCLI("generate", "generate -m MODEL -p PROMPT [flags]",
+		"Generate text from a prompt, streamed to stdout; statistics go to stderr.\n"+
+			"Flags follow llama.cpp (llama-cli / llama-completion) where the concept matches.")
 	var mf modelFlags
-	mf.register(fs, 4096)
-	prompt := fs.String("p", "", "prompt `text` (required)")
-	n := fs.Int("n", 128, "`tokens` to generate")
-	def := sample.DefaultParams()
-	temp := fs.Float64("temp", float64(def.Temp), "sampling `temperature` (0 = greedy)")
-	topK := fs.Int("top-k", def.TopK, "keep the `k` most likely tokens (0 = off)")
-	topP := fs.Float64("top-p", float64(def.TopP), "keep the smallest set with probability mass `p` (1 = off)")
-	minP := fs.Float64("min-p", float64(def.MinP), "drop tokens below `p` times the best one's probability (0 = off)")
-	rp := fs.Float64("repeat-penalty", float64(def.RepeatPenalty), "penalty for tokens in the last --repeat-last-n (1 = off)")
-	rlast := fs.Int("repeat-last-n", def.RepeatLastN, "`tokens` the repeat penalty looks back over")
-	seed := fs.Int64("seed", -1, "RNG `seed` (-1 = random, printed in the stats)")
-	jsonOut := fs.Bool("json", false, "print a JSON document (tokens, text, stats) on stdout instead of streaming text")
-	noBOS := fs.Bool("no-bos", false, "do not add the BOS token the model's metadata asks for")
-	if done, st := parseFlags(fs, args, stderr); done {
+	var pf promptFlags
+	var pr predictFlags
+	var sf samplingFlags
+	pf.register(c)
+	pr.register(c, 128)
+	sf.register(c)
+	mf.register(c, "context size in tokens (0 = the model's training context)")
+	c.group("Output")
+	var jsonOut, noCnv bool
+	c.boolVar(&jsonOut, "json", "print one JSON document (prompt ids, generated ids, text, stats) instead of streaming text")
+	c.boolVar(&noCnv, "-no-cnv|no-conversation", "accepted for llama-cli command lines: generate never enters conversation mode")
+	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "memvanta generate: "+format+"\n", a...)
-		return 1
+		return exitRuntime
 	}
 	if err := mf.validate(); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	if err := pr.validate(); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	prompt, given, err := pf.text(c)
+	switch {
+	case !given:
+		return c.usageErr(stderr, "-p PROMPT or -f FILE is required (-p \"\" starts from BOS alone)")
+	case errors.Is(err, errBothPrompts):
+		return c.usageErr(stderr, "%v", err)
+	case err != nil:
 		return fail("%v", err)
 	}
-	if *prompt == "" {
-		return fail("-p PROMPT is required")
-	}
-	if *n < 0 {
-		return fail("-n %d: must be >= 0", *n)
-	}
-	sp := sample.Params{Temp: float32(*temp), TopK: *topK, TopP: float32(*topP), MinP: float32(*minP),
-		RepeatPenalty: float32(*rp), RepeatLastN: *rlast}
-	if *seed < 0 {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		sp.Seed = binary.LittleEndian.Uint64(b[:]) >> 1
-	} else {
-		sp.Seed = uint64(*seed)
-	}
-	smp, err := sample.New(sp)
-	if err != nil {
-		return fail("%v", err)
+	if _, err := sf.build(0, nil); err != nil {
+		return c.usageErr(stderr, "%v", err)
 	}
 
-	l, err := openModel(ctx, &mf)
+	l, err := openModel(ctx, &mf, stderr)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintln(stderr, "memvanta generate: interrupted while loading the model")
-			return 130
+			return exitInterrupted
 		}
 		return fail("%v", err)
 	}
@@ -97,73 +111,99 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail("%s: %v", mf.path, err)
 	}
-	ids := tok.Encode(*prompt, !*noBOS, false)
+	smp, err := sf.build(l.cfg.NVocab, tok.IsEOG)
+	if err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	sampler, err := smp.newSampler()
+	if err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	// An empty prompt is BOS alone (llama.cpp does the same).
+	ids := tok.Encode(prompt, !pf.noBOS, false)
 	if len(ids) == 0 {
-		return fail("prompt encodes to no tokens")
+		return c.usageErr(stderr, "the prompt is empty and --no-bos leaves no token to start from")
 	}
 	if len(ids) >= l.m.KV().Cap() {
 		return fail("prompt has %d tokens but the context holds %d (raise -c)", len(ids), l.m.KV().Cap())
 	}
 
-	st := genStats{PromptTokens: len(ids), Kernels: l.m.Kernels().Name, Seed: sp.Seed, Stop: "length"}
-	out := bufio.NewWriter(stdout)
+	st := genStats{PromptTokens: len(ids), Kernels: l.m.Kernels().Name, Seed: smp.params.Seed, Stop: "length"}
+	sink := &lineSink{w: bufio.NewWriter(stdout)}
 	var genIDs []int32
 	var text []byte
 	dec := tok.NewDecoder()
+	stops := &stopper{stops: pr.stops}
 	emit := func(s string) {
-		if *jsonOut {
+		if jsonOut {
 			text = append(text, s...)
 			return
 		}
-		out.WriteString(s)
-		out.Flush()
+		sink.write(s)
 	}
-	status := 0
+	status := exitOK
 	t0 := time.Now()
-	err = generate(ctx, l.m, smp, ids, *n, func(id int32) bool {
-		if tok.IsEOG(id) {
+	err = generate(ctx, l.m, sampler, smp.apply, ids, pr.n, func(id int32) bool {
+		if tok.IsEOG(id) && !sf.ignoreEOS {
 			st.Stop = "eog"
 			return false
 		}
 		genIDs = append(genIDs, id)
-		emit(dec.Add(id))
-		return true
+		out, hit := stops.push(dec.Add(id))
+		emit(out)
+		if hit {
+			st.Stop = "stop"
+			return false
+		}
+		return sink.err == nil
 	}, &st)
-	emit(dec.Flush())
+	if st.Stop != "stop" {
+		out, _ := stops.push(dec.Flush())
+		emit(out + stops.flush())
+	}
 	total := time.Since(t0).Seconds()
 	st.GenSec = total - st.PromptSec
 	st.GenTokens = len(genIDs)
+	if sink.err != nil {
+		if closedPipe(sink.err) {
+			return exitPipe // the reader has all it wanted: end quietly
+		}
+		return fail("writing the output: %v", sink.err)
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, context.Canceled):
 		st.Stop = "interrupted"
-		status = 130 // the shell's convention for SIGINT; the output so far is complete
+		status = exitInterrupted // the output so far is complete
 	case errors.Is(err, model.ErrContextFull):
 		st.Stop = "context"
 	default:
-		if !*jsonOut {
-			out.WriteString("\n")
-			out.Flush()
+		if !jsonOut {
+			sink.write("\n")
 		}
 		fmt.Fprintf(stderr, "memvanta generate: %v\n", err)
-		status = 1
+		status = exitRuntime
 	}
 	st.PeakRSS = telemetry.PeakRSS()
 	st.KVBytes = l.m.KV().Bytes()
-	if *jsonOut {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(struct {
-			PromptTokens []int32 `json:"prompt_token_ids"`
-			Tokens       []int32 `json:"tokens"`
-			Text         string  `json:"text"`
-			Stats        genStats
-		}{ids, genIDs, string(text), st})
+	if jsonOut {
+		b, _ := json.MarshalIndent(struct {
+			PromptTokens []int32  `json:"prompt_token_ids"`
+			Tokens       []int32  `json:"tokens"`
+			Text         string   `json:"text"`
+			Stats        genStats `json:"stats"`
+		}{ids, genIDs, string(text), st}, "", "  ")
+		sink.write(string(b) + "\n")
 	} else {
-		out.WriteString("\n")
+		sink.write("\n")
 	}
-	out.Flush()
-	if st.Stop == "context" {
+	if sink.err != nil {
+		if closedPipe(sink.err) {
+			return exitPipe
+		}
+		return fail("writing the output: %v", sink.err)
+	}
+	if st.Stop == "context" && pr.n >= 0 {
 		fmt.Fprintf(stderr, "memvanta generate: context limit of %d tokens reached; stopped (raise -c)\n", l.m.KV().Cap())
 	}
 	fmt.Fprintf(stderr, "prompt %d tok, %.2f tok/s | generated %d tok, %.2f tok/s | peak RSS %.1f MiB | kv %s %.1f MiB | kernels %s | seed %d | stop %s\n",
@@ -172,9 +212,11 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return status
 }
 
-// generate runs the prompt, then samples up to n tokens, handing each to
-// yield (which returns false to stop). The prompt time lands in st.PromptSec.
-func generate(ctx context.Context, m *model.Model, s *sample.Sampler, prompt []int32, n int,
+// generate runs the prompt, then samples up to n tokens (n < 0: until
+// yield stops it or the context is full), handing each to yield (which
+// returns false to stop). bias adjusts the logits before each draw. The
+// prompt time lands in st.PromptSec.
+func generate(ctx context.Context, m *model.Model, s *sample.Sampler, bias func([]float32), prompt []int32, n int,
 	yield func(int32) bool, st *genStats) error {
 	for _, t := range prompt {
 		s.Accept(t)
@@ -188,7 +230,8 @@ func generate(ctx context.Context, m *model.Model, s *sample.Sampler, prompt []i
 	if err != nil {
 		return err
 	}
-	for i := 0; i < n; i++ {
+	for i := 0; n < 0 || i < n; i++ {
+		bias(logits)
 		next := s.Sample(logits)
 		s.Accept(next)
 		if !yield(next) || i == n-1 {

@@ -193,7 +193,7 @@ func TestGenerateErrors(t *testing.T) {
 		want string
 	}{
 		{"no model", []string{"-p", "hi"}, "-m MODEL is required"},
-		{"no prompt", []string{"-m", path}, "-p PROMPT is required"},
+		{"no prompt", []string{"-m", path}, "-p PROMPT or -f FILE is required"},
 		{"missing file", []string{"-m", filepath.Join(dir, "nope.gguf"), "-p", "hi"}, "no such file"},
 		{"not gguf", []string{"-m", junk, "-p", "hi"}, "junk.gguf"},
 		{"bad kv", []string{"-m", path, "-p", "hi", "--kv", "q4_0"}, "--kv"},

@@ -12,7 +12,7 @@ import (
 )
 
 // command is one subcommand: it parses its own flags from args and returns
-// the process exit status.
+// the process exit status (see the exit* constants).
 type command struct {
 	name  string
 	brief string
@@ -21,10 +21,13 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"generate", "generate text from a prompt", runGenerate},
+		{"bench", "measure prompt and generation throughput and peak RSS (like llama-bench)", runBench},
+		{"tokenize", "print the token ids of a text (like llama-tokenize)", runTokenize},
+		{"detokenize", "print the text of token ids", runDetokenize},
 		{"inspect", "summarise a GGUF file (sandboxed by default)", runInspect},
 		{"synth", "write a synthetic Llama GGUF with seeded random weights", runSynth},
-		{"generate", "generate text from a prompt", runGenerate},
-		{"bench", "measure prompt and generation throughput and peak RSS", runBench},
+		{"version", "print the version, commit, Go version and kernel path", runVersion},
 	}
 }
 
@@ -32,26 +35,42 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: memvanta <command> [flags]")
 	fmt.Fprintln(w)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.brief)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.brief)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'memvanta <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "Run 'memvanta help <command>' or 'memvanta <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "Exit status: 0 ok, 1 runtime error, 2 usage error, 130 interrupted, 141 stdout closed.")
 }
 
 func main() {
+	// A closed stdout (… | head) makes writes fail with EPIPE instead of
+	// killing the process, so commands stop quietly with status 141 after
+	// flushing what they can.
+	signal.Ignore(syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "-help":
+		usage(stdout)
+		return exitOK
+	case "--version", "-version", "-v":
+		args = []string{"version"}
+	case "help":
+		if len(args) == 1 {
+			usage(stdout)
+			return exitOK
 		}
-		return 0
+		// help TOPIC is TOPIC -h: the command prints its own flags.
+		args = []string{args[1], "-h"}
 	}
 	// Ctrl-C cancels the context; long-running commands stop cleanly and
-	// still print their statistics.
+	// still print what they measured or generated (exit status 130).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for _, c := range commands() {
@@ -59,7 +78,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return c.run(ctx, args[1:], stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "memvanta: unknown command %q\n", args[0])
-	usage(stderr)
-	return 2
+	fmt.Fprintf(stderr, "memvanta: unknown command %q (see memvanta -h)\n", args[0])
+	return exitUsage
 }

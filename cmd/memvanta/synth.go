@@ -3,11 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/memvanta/memvanta/core/gguf"
@@ -18,39 +19,45 @@ import (
 // runSynth writes a synthetic llama GGUF (see core/synth for the weight
 // design). The file appears under its name only when complete: it is
 // written to OUT.tmp and renamed.
+//
+// Ctrl-C removes the partial file and exits 130 with one line saying so.
 func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("synth", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("o", "", "output `file` (required)")
-	sf := synth.RegisterFlags(fs)
-	quiet := fs.Bool("q", false, "no progress on stderr")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	c := newCLI("synth", "synth -o OUT.gguf [flags]",
+		"Write a synthetic GGUF with seeded random weights (streamed: a 7B-shaped file is never held in memory).")
+	c.group("Output")
+	var out string
+	var quiet bool
+	c.stringVar(&out, "o|output", "FILE", "", "output file (required); written as FILE.tmp and renamed when complete")
+	c.boolVar(&quiet, "q|quiet", "no progress on stderr")
+	sf := synth.RegisterFlags(c.fs)
+	if done, st := c.parse(args, stdout, stderr, false); done {
+		return st
 	}
-	if *out == "" || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "memvanta synth: -o OUT.gguf is required (and no positional arguments)")
-		fs.Usage()
-		return 2
+	if out == "" {
+		return c.usageErr(stderr, "-o OUT.gguf is required")
 	}
 	cfg, err := sf.Config()
 	if err != nil {
-		fmt.Fprintf(stderr, "memvanta synth: %v\n", err)
-		return 2
+		return c.usageErr(stderr, "%s", strings.TrimPrefix(err.Error(), "synth: "))
 	}
 	cfg.Quantize = kernels.Quantize
 	if *sf.VocabFrom != "" {
 		vf, err := synthOpenVocab(*sf.VocabFrom)
 		if err != nil {
 			fmt.Fprintf(stderr, "memvanta synth: %v\n", err)
-			return 1
+			return exitRuntime
 		}
 		cfg.Vocab = vf
 	}
-	if err := writeSynth(ctx, *out, cfg, *quiet, stderr); err != nil {
+	if err := writeSynth(ctx, out, cfg, quiet, stderr); err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			fmt.Fprintf(stderr, "memvanta synth: interrupted; %s was not written (partial output removed)\n", filepath.Clean(out))
+			return exitInterrupted
+		}
 		fmt.Fprintf(stderr, "memvanta synth: %v\n", err)
-		return 1
+		return exitRuntime
 	}
-	return 0
+	return exitOK
 }
 
 func synthOpenVocab(path string) (*gguf.File, error) {
@@ -95,6 +102,9 @@ func writeSynth(ctx context.Context, out string, cfg synth.Config, quiet bool, s
 		}
 	}
 	if err := synth.Write(ctx, bw, cfg, progress); err != nil {
+		if !quiet && last != (time.Time{}) {
+			fmt.Fprintln(stderr) // end the progress line
+		}
 		return err
 	}
 	if !quiet {

@@ -103,9 +103,9 @@ type Observation struct {
 
 // Decision is the new look-ahead.
 type Decision struct {
-	Depth  int
-	Dir    Direction
-	Reason Reason
+	Depth  int       `json:"depth"`
+	Dir    Direction `json:"dir"`
+	Reason Reason    `json:"reason"`
 }
 
 // fits reports whether a window of depth look-ahead groups plus the one in

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// promptFlags say where the prompt comes from: -p TEXT, -f FILE or -f -
+// (standard input). llama.cpp drops one trailing newline of a prompt file;
+// so does memvanta. An empty prompt means "BOS only", as in llama.cpp.
+type promptFlags struct {
+	prompt string
+	file   string
+	noBOS  bool
+	stdin  io.Reader
+}
+
+// errBothPrompts is the usage error for -p with -f.
+var errBothPrompts = errors.New("give the prompt with -p or -f, not both")
+
+// maxPromptBytes bounds a prompt read from a file or a pipe.
+const maxPromptBytes = 64 << 20
+
+func (pf *promptFlags) register(c *cli) {
+	pf.stdin = os.Stdin
+	c.group("Prompt")
+	c.stringVar(&pf.prompt, "p|prompt", "PROMPT", "", "prompt text (\"\" = start from BOS alone)")
+	c.stringVar(&pf.file, "f|file", "FILE", "", "read the prompt from FILE (- = standard input); one trailing newline is dropped")
+	c.boolVar(&pf.noBOS, "no-bos", "do not add the BOS token the model's metadata asks for")
+}
+
+// text returns the prompt. given is false when neither -p nor -f was on
+// the command line (a usage error for generate: it needs a prompt, even an
+// empty one, so a forgotten -p does not silently generate from BOS).
+func (pf *promptFlags) text(c *cli) (text string, given bool, err error) {
+	hasP, hasF := c.isSet("p"), c.isSet("f")
+	switch {
+	case hasP && hasF:
+		return "", true, errBothPrompts
+	case hasP:
+		return pf.prompt, true, nil
+	case !hasF:
+		return "", false, nil
+	}
+	var r io.Reader
+	name := pf.file
+	if pf.file == "-" {
+		r, name = pf.stdin, "standard input"
+	} else {
+		fh, err := os.Open(pf.file)
+		if err != nil {
+			return "", true, err
+		}
+		defer fh.Close()
+		r = fh
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxPromptBytes+1))
+	if err != nil {
+		return "", true, fmt.Errorf("reading the prompt from %s: %w", name, err)
+	}
+	if len(b) > maxPromptBytes {
+		return "", true, fmt.Errorf("prompt from %s is larger than %d MiB", name, maxPromptBytes>>20)
+	}
+	return strings.TrimSuffix(string(b), "\n"), true, nil
+}
+
+// predictFlags say how much to generate and where to stop; chat and serve
+// use them as defaults.
+type predictFlags struct {
+	n     int
+	stops []string
+}
+
+func (pr *predictFlags) register(c *cli, defaultN int) {
+	c.group("Generation")
+	c.intVar(&pr.n, "n|predict|n-predict", "N", defaultN, "tokens to generate (-1 = until end of text or the context is full)")
+	c.listVar(&pr.stops, "stop|r|reverse-prompt", "STR", "stop when the text contains STR; STR itself is not printed (repeatable)")
+}
+
+func (pr *predictFlags) validate() error {
+	if pr.n < -1 {
+		return fmt.Errorf("-n %d: must be -1 (no limit) or >= 0", pr.n)
+	}
+	for _, s := range pr.stops {
+		if s == "" {
+			return errors.New("--stop: the stop string must not be empty")
+		}
+	}
+	return nil
+}
+
+// stopper holds back streamed text that might be the start of a stop
+// string, so a stop string is never printed, even split across tokens.
+type stopper struct {
+	stops []string
+	held  string
+}
+
+// push adds text and returns what may be printed now; hit reports that a
+// stop string was found (out is the text before it, and nothing after
+// may be printed).
+func (s *stopper) push(text string) (out string, hit bool) {
+	if len(s.stops) == 0 {
+		return text, false
+	}
+	buf := s.held + text
+	first := -1
+	for _, st := range s.stops {
+		if i := strings.Index(buf, st); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	if first >= 0 {
+		s.held = ""
+		return buf[:first], true
+	}
+	keep := 0
+	for _, st := range s.stops {
+		for k := min(len(st)-1, len(buf)); k > keep; k-- {
+			if strings.HasSuffix(buf, st[:k]) {
+				keep = k
+				break
+			}
+		}
+	}
+	s.held = buf[len(buf)-keep:]
+	return buf[:len(buf)-keep], false
+}
+
+// flush returns the held-back text at the end of generation.
+func (s *stopper) flush() string {
+	h := s.held
+	s.held = ""
+	return h
+}
