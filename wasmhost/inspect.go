@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/memvanta/memvanta/native/regfile"
 	"github.com/memvanta/memvanta/wasmhost/job"
 )
 
@@ -17,19 +17,12 @@ import (
 // sandbox cap returns an error wrapping ErrMemoryLimit, ErrTimeLimit or
 // ErrOutputLimit.
 func (h *Host) Inspect(ctx context.Context, path string, o job.InspectOptions, stdout io.Writer) error {
-	f, err := os.Open(path)
+	f, size, err := regfile.Open(path) // never blocks on a FIFO
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file", path)
-	}
-	return h.InspectReaderAt(ctx, f, st.Size(), o, stdout)
+	return h.InspectReaderAt(ctx, f, size, o, stdout)
 }
 
 // InspectReaderAt is Inspect over size bytes of r, which the guest sees as

@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
+	"github.com/memvanta/memvanta/native/regfile"
 	"github.com/memvanta/memvanta/wasmhost/forwardjob"
 	"github.com/memvanta/memvanta/wasmhost/job"
 	"github.com/memvanta/memvanta/wasmhost/kvec"
@@ -45,17 +45,13 @@ func (h *Host) Forward(ctx context.Context, path string, o forwardjob.ForwardOpt
 	if err := h.needFull("forward"); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, size, err := regfile.Open(path) // never blocks on a FIFO
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	var out bytes.Buffer
-	stderr, err := h.run(ctx, runSpec{args: o.Args("/" + guestFileName), file: f, size: st.Size(), stdout: &out})
+	stderr, err := h.run(ctx, runSpec{args: o.Args("/" + guestFileName), file: f, size: size, stdout: &out})
 	var ee *exitError
 	if errors.As(err, &ee) && ee.code == 1 {
 		if re, derr := job.DecodeError(stderr); derr == nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/model"
 	"github.com/memvanta/memvanta/kernels"
+	"github.com/memvanta/memvanta/native/regfile"
 	mvrt "github.com/memvanta/memvanta/native/runtime"
 	"github.com/memvanta/memvanta/wasmhost"
 )
@@ -139,7 +139,9 @@ func (l *loaded) Close() {
 // A context larger than the model's training context gets a one-line
 // warning on stderr, as llama.cpp gives.
 func openModel(ctx context.Context, mf *modelFlags, stderr io.Writer) (*loaded, error) {
-	if _, err := os.Stat(mf.path); err != nil {
+	// Refuse a FIFO or device before anything opens it (open(2) of a FIFO
+	// blocks where Ctrl-C cannot reach it).
+	if err := regfile.Check(mf.path); err != nil {
 		return nil, err
 	}
 	// Choose the kernel path before touching the file, so a bad

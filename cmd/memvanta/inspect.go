@@ -12,6 +12,7 @@ import (
 
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/inspect"
+	"github.com/memvanta/memvanta/native/regfile"
 	mvrt "github.com/memvanta/memvanta/native/runtime"
 	"github.com/memvanta/memvanta/wasmhost"
 	"github.com/memvanta/memvanta/wasmhost/job"
@@ -82,23 +83,9 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) in
 }
 
 // openRegular opens path for reading and returns its size; anything but a
-// regular file is refused (a FIFO or device has no stable size to parse).
-func openRegular(path string) (*os.File, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, 0, fmt.Errorf("%s: not a regular file", path)
-	}
-	return f, st.Size(), nil
-}
+// regular file is refused before it is opened (a FIFO would block open(2)
+// where Ctrl-C cannot reach it, and has no stable size to parse).
+func openRegular(path string) (*os.File, int64, error) { return regfile.Open(path) }
 
 func inspectNative(path string, o job.InspectOptions, stdout io.Writer) error {
 	f, size, err := openRegular(path)

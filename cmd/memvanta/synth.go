@@ -14,6 +14,7 @@ import (
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/synth"
 	"github.com/memvanta/memvanta/kernels"
+	"github.com/memvanta/memvanta/native/regfile"
 )
 
 // runSynth writes a synthetic llama GGUF (see core/synth for the weight
@@ -61,16 +62,12 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 func synthOpenVocab(path string) (*gguf.File, error) {
-	fh, err := os.Open(path)
+	fh, size, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	f, err := gguf.Parse(fh, st.Size(), gguf.DefaultLimits())
+	f, err := gguf.Parse(fh, size, gguf.DefaultLimits())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"unsafe"
 
+	"github.com/memvanta/memvanta/native/regfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -67,20 +68,12 @@ type Map struct {
 // Open maps path read-only. MAP_SHARED: pages are the page cache's own, so
 // several processes (or runs) share one copy and nothing is duplicated.
 func Open(path string) (*Map, error) {
-	f, err := os.Open(path)
+	// A FIFO or device is refused before open(2), which would block on a
+	// FIFO where Ctrl-C cannot interrupt it.
+	f, size, err := regfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("mmap: %w", err)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("mmap: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("mmap: %s: not a regular file", path)
-	}
-	size := st.Size()
 	m := &Map{path: path, f: f, size: size}
 	if size == 0 {
 		return m, nil
