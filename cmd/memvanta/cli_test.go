@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +75,16 @@ type result struct {
 // mv runs the binary with args and optional stdin.
 func mv(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	return mvEnv(t, nil, stdin, args...)
+}
+
+// mvEnv is mv with extra environment variables.
+func mvEnv(t *testing.T, env []string, stdin string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(memvantaBin(t), args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if stdin != "" {
@@ -108,7 +121,7 @@ func TestCLIHelpAndVersion(t *testing.T) {
 	if !strings.Contains(r.stderr, "usage: memvanta") {
 		t.Errorf("no arguments: usage expected on stderr, got %q", r.stderr)
 	}
-	for _, cmd := range []string{"generate", "bench", "tokenize", "detokenize", "synth", "version"} {
+	for _, cmd := range []string{"generate", "bench", "tokenize", "detokenize", "synth", "version", "pull", "ls", "rm"} {
 		a, b := mv(t, "", "help", cmd), mv(t, "", cmd, "-h")
 		a.want(t, 0, "help "+cmd)
 		b.want(t, 0, cmd+" -h")
@@ -531,4 +544,160 @@ func TestCLIInterrupt(t *testing.T) {
 			t.Errorf("exit %d, stderr %q; want 130 and the stats line", r.code, r.stderr)
 		}
 	})
+}
+
+// hubServer imitates the Hugging Face endpoints memvanta pull uses (tree
+// listing with LFS sha256, resolve with Range and X-Linked-* headers).
+// cut > 0 drops the next content answer after that many bytes.
+type hubServer struct {
+	mu     sync.Mutex
+	repos  map[string]map[string][]byte // "owner/repo" -> file -> content
+	cut    int
+	ranges []string
+}
+
+func (h *hubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p := r.URL.Path
+	if rest, ok := strings.CutPrefix(p, "/api/models/"); ok {
+		repo, ok := strings.CutSuffix(rest, "/tree/main")
+		files, found := h.repos[repo]
+		if !ok || !found {
+			http.Error(w, `{"error":"Repository not found"}`, http.StatusNotFound)
+			return
+		}
+		var out []map[string]any
+		for name, b := range files {
+			sum := sha256.Sum256(b)
+			out = append(out, map[string]any{"type": "file", "oid": "0000000000000000000000000000000000000000", "size": 135, "path": name,
+				"lfs": map[string]any{"oid": hex.EncodeToString(sum[:]), "size": len(b), "pointerSize": 135}})
+		}
+		json.NewEncoder(w).Encode(out)
+		return
+	}
+	parts := strings.SplitN(strings.TrimPrefix(p, "/"), "/", 5)
+	if len(parts) != 5 || parts[2] != "resolve" || parts[3] != "main" {
+		http.NotFound(w, r)
+		return
+	}
+	b, ok := h.repos[parts[0]+"/"+parts[1]][parts[4]]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	h.ranges = append(h.ranges, r.Header.Get("Range"))
+	sum := sha256.Sum256(b)
+	w.Header().Set("X-Linked-Etag", `"`+hex.EncodeToString(sum[:])+`"`)
+	w.Header().Set("X-Linked-Size", fmt.Sprint(len(b)))
+	if h.cut > 0 {
+		cut := h.cut
+		h.cut = 0
+		w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(b[:cut])
+		w.(http.Flusher).Flush()
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+		return
+	}
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
+}
+
+// pull, -m hf.co/... (first use pulls), ls, rm, resume and refusal of a
+// file the sandboxed inspect rejects — against a local imitation of the
+// Hub (HF_ENDPOINT), never the network.
+func TestCLIPull(t *testing.T) {
+	m := storiesModel(t)
+	f32, err := os.ReadFile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q8, err := os.ReadFile(filepath.Join(sharedModels, "stories260K-Q8_0.gguf"))
+	if err != nil {
+		t.Skip(err)
+	}
+	hostile, err := os.ReadFile("../../testdata/gguf/malformed/alignment-zero.gguf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &hubServer{repos: map[string]map[string][]byte{
+		"acme/stories260K-GGUF": {"stories260K-F32.gguf": f32, "stories260K-Q8_0.gguf": q8},
+		"acme/evil-GGUF":        {"evil-Q4_K_M.gguf": hostile},
+	}}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	cache := t.TempDir()
+	env := []string{"HF_ENDPOINT=" + srv.URL, "XDG_CACHE_HOME=" + cache, "MEMVANTA_MODELS=", "HF_TOKEN="}
+	dir := filepath.Join(cache, "memvanta", "models")
+
+	// An interrupted download resumes with a Range request.
+	h.mu.Lock()
+	h.cut = len(f32) / 3
+	h.mu.Unlock()
+	r := mvEnv(t, env, "", "pull", "hf.co/acme/stories260K-GGUF:F32")
+	r.want(t, 1, "dropped connection")
+	if !strings.Contains(r.stderr, "pull again to resume") {
+		t.Errorf("dropped connection: %q", r.stderr)
+	}
+	r = mvEnv(t, env, "", "pull", "hf.co/acme/stories260K-GGUF:F32")
+	r.want(t, 0, "resumed pull")
+	want := filepath.Join(dir, "acme", "stories260K-GGUF", "stories260K-F32.gguf")
+	if strings.TrimSpace(r.stdout) != want || !strings.Contains(r.stderr, "pull: acme/stories260K-GGUF/stories260K-F32.gguf") {
+		t.Errorf("pull: stdout %q (want %s), stderr %q", r.stdout, want, r.stderr)
+	}
+	if got, _ := os.ReadFile(want); !bytes.Equal(got, f32) {
+		t.Error("pulled file differs from the served one")
+	}
+	if wantR := fmt.Sprintf("bytes=%d-", len(f32)/3); len(h.ranges) != 2 || h.ranges[1] != wantR {
+		t.Errorf("Range headers %q, want the second to be %q", h.ranges, wantR)
+	}
+
+	// -m hf.co/... runs the pulled file like the local one; an unpulled
+	// reference is pulled on first use.
+	args := []string{"-p", "Once upon a time", "-n", "16", "--temp", "0"}
+	local := mvEnv(t, env, "", append([]string{"generate", "-m", m}, args...)...)
+	viaHub := mvEnv(t, env, "", append([]string{"generate", "-m", "hf.co/acme/stories260K-GGUF:F32"}, args...)...)
+	viaHub.want(t, 0, "generate -m hf.co")
+	if viaHub.stdout != local.stdout || strings.Contains(viaHub.stderr, "pulling") {
+		t.Errorf("generate -m hf.co/...:F32 (already pulled) %q, local file %q; stderr %q", viaHub.stdout, local.stdout, viaHub.stderr)
+	}
+	first := mvEnv(t, env, "", append([]string{"generate", "-m", "hf.co/acme/stories260K-GGUF/stories260K-Q8_0.gguf"}, args...)...)
+	first.want(t, 0, "first use pulls")
+	if !strings.Contains(first.stderr, "pulling hf.co/acme/stories260K-GGUF/stories260K-Q8_0.gguf") || first.stdout == "" {
+		t.Errorf("first use of -m hf.co/... must pull: stderr %q", first.stderr)
+	}
+	tk := mvEnv(t, env, "", "tokenize", "-m", "hf.co/acme/stories260K-GGUF:F32", "-p", "hi", "--ids")
+	tk.want(t, 0, "tokenize -m hf.co")
+
+	// A file the sandboxed inspect rejects is refused and never listed.
+	r = mvEnv(t, env, "", "pull", "hf.co/acme/evil-GGUF")
+	r.want(t, 1, "hostile file")
+	if !strings.Contains(r.stderr, "refusing") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 1 {
+		t.Errorf("hostile file: stderr %q", r.stderr)
+	}
+	r = mvEnv(t, env, "", "generate", "-m", "hf.co/acme/evil-GGUF", "-p", "x")
+	r.want(t, 1, "generate on a hostile pull")
+
+	ls := mvEnv(t, env, "", "ls", "--json")
+	ls.want(t, 0, "ls")
+	var es []struct {
+		Ref  string `json:"ref"`
+		Size int64  `json:"size_bytes"`
+	}
+	if err := json.Unmarshal([]byte(ls.stdout), &es); err != nil || len(es) != 2 {
+		t.Fatalf("ls --json: %v %s", err, ls.stdout)
+	}
+	if es[0].Ref != "hf.co/acme/stories260K-GGUF/stories260K-F32.gguf" || es[0].Size != int64(len(f32)) ||
+		es[1].Ref != "hf.co/acme/stories260K-GGUF/stories260K-Q8_0.gguf" {
+		t.Errorf("ls: %+v", es)
+	}
+	mvEnv(t, env, "", "rm", "hf.co/acme/stories260K-GGUF:F32").want(t, 0, "rm")
+	mvEnv(t, env, "", "rm", "hf.co/acme/stories260K-GGUF:F32").want(t, 1, "rm twice")
+	if ls := mvEnv(t, env, "", "ls"); strings.Contains(ls.stdout, "F32") || !strings.Contains(ls.stdout, "Q8_0") {
+		t.Errorf("ls after rm: %q", ls.stdout)
+	}
+	mvEnv(t, env, "", "pull", "hf.co/acme/nope").want(t, 1, "unknown repository")
+	mvEnv(t, env, "", "pull", "hf.co/acme").want(t, 2, "bad reference")
 }

@@ -44,7 +44,7 @@ type modelFlags struct {
 func (mf *modelFlags) register(c *cli, ctxHelp string) {
 	mf.cmd = c.name
 	c.group("Model and memory")
-	c.stringVar(&mf.path, "m|model", "FILE", "", "GGUF model file (required)")
+	c.stringVar(&mf.path, "m|model", "FILE", "", "GGUF model file, or hf.co/OWNER/REPO[:QUANT|/FILE.gguf] (pulled on first use; see memvanta pull) (required)")
 	tHelp := "worker threads"
 	if mf.threadList {
 		tHelp = "worker threads; a comma list runs every test at each count"
@@ -139,6 +139,11 @@ func (l *loaded) Close() {
 // A context larger than the model's training context gets a one-line
 // warning on stderr, as llama.cpp gives.
 func openModel(ctx context.Context, mf *modelFlags, stderr io.Writer) (*loaded, error) {
+	path, err := resolveModel(ctx, mf.path, stderr)
+	if err != nil {
+		return nil, err
+	}
+	mf.path = path
 	// Refuse a FIFO or device before anything opens it (open(2) of a FIFO
 	// blocks where Ctrl-C cannot reach it).
 	if err := regfile.Check(mf.path); err != nil {

@@ -14,24 +14,18 @@ import (
 
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/tokenizer"
+	"github.com/memvanta/memvanta/native/regfile"
 )
 
 // openTokenizer reads only the GGUF header and metadata (no weights are
 // mapped) and builds the model's tokenizer.
 func openTokenizer(path string) (*tokenizer.Tokenizer, error) {
-	fh, err := os.Open(path)
+	fh, size, err := regfile.Open(path) // refuses FIFOs and devices before open(2)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := gguf.Parse(fh, st.Size(), gguf.DefaultLimits())
+	f, err := gguf.Parse(fh, size, gguf.DefaultLimits())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -74,6 +68,11 @@ func runTokenize(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if errors.Is(err, errBothPrompts) {
 		return c.usageErr(stderr, "%v", err)
 	}
+	if err != nil {
+		fmt.Fprintf(stderr, "memvanta tokenize: %v\n", err)
+		return exitRuntime
+	}
+	model, err = resolveModel(ctx, model, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "memvanta tokenize: %v\n", err)
 		return exitRuntime
@@ -173,6 +172,11 @@ func runDetokenize(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return exitRuntime
 		}
 		src = string(b)
+	}
+	model, err := resolveModel(ctx, model, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "memvanta detokenize: %v\n", err)
+		return exitRuntime
 	}
 	tok, err := openTokenizer(model)
 	if err != nil {
