@@ -56,10 +56,18 @@ const (
 //     token t < ntok, the n packed blocks pw against activation row
 //     a[t·as:] (prep entries prep[t·8 + i·ps:]) into y[t·ys + r], r < nr,
 //     in block order, starting from zero if first.
+//
+// The sizes above are the 32-element layout's; a type with another packed
+// layout (the K-quant super-blocks, gemmk.go) states its own in blockB (packed
+// bytes per weight block for the 16 rows), prepB (prep bytes per activation
+// block), kb (blocks per K-range) and minBatch (smallest batch MatMul packs
+// for).
 type gemmRoutines struct {
 	pack   func(n int, w []byte, ws int, dst []byte)
 	prep   func(n int, a []byte, dst []byte, stride int)
 	kernel func(n int, pw, a []byte, as int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool)
+
+	blockB, prepB, kb, minBatch int
 }
 
 // gemmBuffers is the packed MatMul's scratch, reused across calls on one
@@ -107,27 +115,33 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 		return
 	}
 	bufs := p.gemmBuffers()
-	ps := nb * gemmPrepBytes
-	pb, _ := bufs.prep.Get().(*[]byte)
-	if pb == nil || cap(*pb) < nblocks*ps {
-		b := make([]byte, nblocks*ps)
-		pb = &b
-	}
-	defer bufs.prep.Put(pb)
-	prep := (*pb)[:nblocks*ps]
-	p.Run(nb, max(1, 4096/nblocks), func(lo, hi int) {
-		for b := lo; b < hi; b++ {
-			g.prep(nblocks, a[b*as:(b+1)*as], prep[b*gemmPrepBytes:], ps)
+	ps := nb * g.prepB
+	var prep []byte // none when the activation blocks carry all the kernel needs
+	if ps > 0 {
+		pb, _ := bufs.prep.Get().(*[]byte)
+		if pb == nil || cap(*pb) < nblocks*ps {
+			b := make([]byte, nblocks*ps)
+			pb = &b
 		}
-	})
-	kb = min(max(kb, 1), gemmKB, nblocks)
+		defer bufs.prep.Put(pb)
+		prep = (*pb)[:nblocks*ps]
+		p.Run(nb, max(1, 4096/nblocks), func(lo, hi int) {
+			for b := lo; b < hi; b++ {
+				g.prep(nblocks, a[b*as:(b+1)*as], prep[b*g.prepB:], ps)
+			}
+		})
+	}
+	kb = min(max(kb, 1), g.kb, nblocks)
+	tileB := g.kb * g.blockB
 	ntiles := (rows + gemmTileRows - 1) / gemmTileRows
 	p.Run(ntiles, 1, func(lo, hi int) {
 		s, _ := bufs.tiles.Get().(*gemmScratch)
-		if s == nil {
-			s = &gemmScratch{raw: make([]byte, gemmKB*gemmBlockB+63)}
-			s.pw = aligned64(s.raw, gemmKB*gemmBlockB)
+		if s == nil || len(s.raw) < tileB+63 {
+			// The pool is shared by every type's packed MatMul: a
+			// scratch too small for this type's tile is replaced.
+			s = &gemmScratch{raw: make([]byte, tileB+63)}
 		}
+		s.pw = aligned64(s.raw, tileB)
 		defer bufs.tiles.Put(s)
 		for tile := lo; tile < hi; tile++ {
 			r0 := tile * gemmTileRows
@@ -141,7 +155,7 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 					// zero rows (their lanes are masked off on output).
 					rs := n * bs
 					if len(s.tail) < gemmTileRows*rs {
-						s.tail = make([]byte, gemmTileRows*gemmKB*bs)
+						s.tail = make([]byte, gemmTileRows*g.kb*bs)
 					}
 					tail := s.tail[:gemmTileRows*rs]
 					clear(tail[nr*rs:])
@@ -156,7 +170,7 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 	})
 }
 
-// gemmScratch is one worker's packed tile (gemmKB blocks) and, for a short
+// gemmScratch is one worker's packed tile (kb blocks) and, for a short
 // last tile, the zero-padded copy of its rows.
 type gemmScratch struct {
 	raw, pw, tail []byte

@@ -29,10 +29,17 @@ var avx512Gemms = []archGemm{
 	{ggml.Q8_0, 128, gemmPackQ8_0, gemmKernel},
 }
 
-// avx2Gemms: Q4_0 only (Q8_0's w+128 would saturate VPMADDUBSW).
+// avx2Gemms: Q4_0 only in this 32-element layout (Q8_0's w+128 would
+// saturate VPMADDUBSW); Q4_K has its own (newGemmQ4K).
 var avx2Gemms = []archGemm{
 	{ggml.Q4_0, 8, gemmPackQ4_0AVX2, gemmKernelQ4AVX2},
 }
+
+// gemmQ4KMinBatch is the smallest batch the packed Q4_K MatMul takes: in
+// BenchmarkGemmAlt (one thread, fastest of alternating calls, 2048×2048)
+// packed ran 0.35× the one-row dots at batch 2, 0.64× at 4, 1.0× at 8 and
+// 1.5× at 16, the Go packer's cost being paid once per tile.
+const gemmQ4KMinBatch = 8
 
 // setGemms installs packed routines on k (after deriveImpl, which copies
 // the base path's entries: the list overrides them).
@@ -50,6 +57,7 @@ func newGemm(e archGemm) *gemmRoutines {
 	bs := t.TypeSize()
 	abs := ActType(t).TypeSize()
 	return &gemmRoutines{
+		blockB: gemmBlockB, prepB: gemmPrepBytes, kb: gemmKB, minBatch: gemmMinBatch,
 		pack: func(n int, w []byte, ws int, dst []byte) {
 			if n <= 0 {
 				return
@@ -99,6 +107,44 @@ func newGemm(e archGemm) *gemmRoutines {
 		},
 	}
 }
+
+// newGemmQ4K is the packed Q4_K MatMul with the Go packer of gemmk.go and
+// the given kernel (which reads the activations' scale and sums in place, so
+// there is no prep), with newGemm's bounds discipline.
+func newGemmQ4K(kernel asmKernel, minBatch int) *gemmRoutines {
+	const abs = 292
+	return &gemmRoutines{
+		blockB: gemmQ4KBlockB, kb: gemmQ4KKB, minBatch: minBatch,
+		pack: packQ4K,
+		kernel: func(n int, pw, a []byte, as int, _ []byte, _ int, y []float32, ys, ntok, nr int, first bool) {
+			if ntok <= 0 || nr <= 0 {
+				return
+			}
+			if nr > gemmTileRows || as < n*abs || ys < nr {
+				panic(fmt.Sprintf("kernels: gemm kernel Q4_K: %d rows, strides a %d y %d for %d blocks × %d tokens", nr, as, ys, n, ntok))
+			}
+			_ = y[(ntok-1)*ys+nr-1]
+			if n <= 0 {
+				if first {
+					for i := 0; i < ntok; i++ {
+						clear(y[i*ys : i*ys+nr])
+					}
+				}
+				return
+			}
+			_ = pw[n*gemmQ4KBlockB-1]
+			_ = a[(ntok-1)*as+n*abs-1]
+			f := 0
+			if first {
+				f = 1
+			}
+			kernel(n, &pw[0], &a[0], as, nil, 0, &y[0], ys*4, ntok, 1<<nr-1, f)
+		},
+	}
+}
+
+//go:noescape
+func gemmKernelQ4KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
 
 //go:noescape
 func gemmPackQ4_0(nblk int, w *byte, ws int, dst *byte)

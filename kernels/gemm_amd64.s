@@ -822,3 +822,301 @@ a1store:
 a2done:
 	VZEROUPPER
 	RET
+
+// ---- AVX2 Q4_K against Q8_K, the super-block layout of gemmk.go (5248
+// bytes per super-block of a 16-row tile). Per sub-block of 32: the eight
+// dword groups go through VPMADDUBSW (unsigned nibbles ≤ 15 × signed
+// activations: pair sums ≤ 3840, eight of them ≤ 30720 in int16, no
+// saturation), then VPMADDWD with the (sc, sc) pairs gives each row's
+// sc·Σq·a in int32, summed over the eight sub-blocks (≤ 8·2·30720·63 < 2^25).
+// The mins: VPMADDWD of (m, m) with the activation's (bsum_2s, bsum_2s+1).
+// Both integers equal dotQ4_K's isum and summs exactly.
+
+// Y8, Y9 = lane masks (rows 0..7, 8..15) from the row bitmask argument.
+#define KMASKS \
+	VPBROADCASTD mask+72(FP), Y9; \
+	VPAND gemmBits<>+0(SB), Y9, Y8; \
+	VPCMPEQD gemmBits<>+0(SB), Y8, Y8; \
+	VPAND gemmBits<>+32(SB), Y9, Y9; \
+	VPCMPEQD gemmBits<>+32(SB), Y9, Y9
+
+// Dword group j of sub-block s for tokens 0 (DI) and 1 (DI+R9): int16 sums
+// Y0, Y1 (rows 0..7, 8..15) and Y2, Y3.
+#define KG2FIRST(s, j) \
+	VMOVDQU (64*(8*s+j))(SI), Y8; \
+	VMOVDQU (64*(8*s+j)+32)(SI), Y9; \
+	VPBROADCASTD (4+32*s+4*j)(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y0; \
+	VPMADDUBSW Y10, Y9, Y1; \
+	VPBROADCASTD (4+32*s+4*j)(DI)(R9*1), Y10; \
+	VPMADDUBSW Y10, Y8, Y2; \
+	VPMADDUBSW Y10, Y9, Y3
+
+#define KG2(s, j) \
+	VMOVDQU (64*(8*s+j))(SI), Y8; \
+	VMOVDQU (64*(8*s+j)+32)(SI), Y9; \
+	VPBROADCASTD (4+32*s+4*j)(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y11; \
+	VPADDW Y11, Y0, Y0; \
+	VPMADDUBSW Y10, Y9, Y11; \
+	VPADDW Y11, Y1, Y1; \
+	VPBROADCASTD (4+32*s+4*j)(DI)(R9*1), Y10; \
+	VPMADDUBSW Y10, Y8, Y11; \
+	VPADDW Y11, Y2, Y2; \
+	VPMADDUBSW Y10, Y9, Y11; \
+	VPADDW Y11, Y3, Y3
+
+#define KSUB2(s) \
+	KG2FIRST(s, 0); \
+	KG2(s, 1); \
+	KG2(s, 2); \
+	KG2(s, 3); \
+	KG2(s, 4); \
+	KG2(s, 5); \
+	KG2(s, 6); \
+	KG2(s, 7)
+
+// isum: Y4, Y5 (token 0), Y6, Y7 (token 1) += scale(s) · the int16 sums.
+#define KSC2FIRST(s) \
+	VMOVDQU (4096+64*s)(SI), Y8; \
+	VMOVDQU (4096+64*s+32)(SI), Y9; \
+	VPMADDWD Y8, Y0, Y4; \
+	VPMADDWD Y9, Y1, Y5; \
+	VPMADDWD Y8, Y2, Y6; \
+	VPMADDWD Y9, Y3, Y7
+
+#define KSC2(s) \
+	VMOVDQU (4096+64*s)(SI), Y8; \
+	VMOVDQU (4096+64*s+32)(SI), Y9; \
+	VPMADDWD Y8, Y0, Y0; \
+	VPADDD Y0, Y4, Y4; \
+	VPMADDWD Y9, Y1, Y1; \
+	VPADDD Y1, Y5, Y5; \
+	VPMADDWD Y8, Y2, Y2; \
+	VPADDD Y2, Y6, Y6; \
+	VPMADDWD Y9, Y3, Y3; \
+	VPADDD Y3, Y7, Y7
+
+// summs: Y0, Y1 (token 0), Y2, Y3 (token 1) += min(s) · (bsum_2s, bsum_2s+1).
+#define KMN2FIRST \
+	VMOVDQU 4608(SI), Y8; \
+	VMOVDQU 4640(SI), Y9; \
+	VPBROADCASTD 260(DI), Y10; \
+	VPMADDWD Y10, Y8, Y0; \
+	VPMADDWD Y10, Y9, Y1; \
+	VPBROADCASTD 260(DI)(R9*1), Y10; \
+	VPMADDWD Y10, Y8, Y2; \
+	VPMADDWD Y10, Y9, Y3
+
+#define KMN2(s) \
+	VMOVDQU (4608+64*s)(SI), Y8; \
+	VMOVDQU (4608+64*s+32)(SI), Y9; \
+	VPBROADCASTD (260+4*s)(DI), Y10; \
+	VPMADDWD Y10, Y8, Y11; \
+	VPADDD Y11, Y0, Y0; \
+	VPMADDWD Y10, Y9, Y11; \
+	VPADDD Y11, Y1, Y1; \
+	VPBROADCASTD (260+4*s)(DI)(R9*1), Y10; \
+	VPMADDWD Y10, Y8, Y11; \
+	VPADDD Y11, Y2, Y2; \
+	VPMADDWD Y10, Y9, Y11; \
+	VPADDD Y11, Y3, Y3
+
+// f (flo, fhi) += fl(d_w·d_a)·isum − fl(dmin·d_a)·summs for the token whose
+// activation block is at ao(DI).
+#define KFIN(ao, ilo, ihi, mlo, mhi, flo, fhi) \
+	VBROADCASTSS ao(DI), Y10; \
+	VMULPS 5120(SI), Y10, Y8; \
+	VMULPS 5152(SI), Y10, Y9; \
+	VCVTDQ2PS ilo, ilo; \
+	VCVTDQ2PS ihi, ihi; \
+	VFMADD231PS Y8, ilo, flo; \
+	VFMADD231PS Y9, ihi, fhi; \
+	VMULPS 5184(SI), Y10, Y8; \
+	VMULPS 5216(SI), Y10, Y9; \
+	VCVTDQ2PS mlo, mlo; \
+	VCVTDQ2PS mhi, mhi; \
+	VFNMADD231PS Y8, mlo, flo; \
+	VFNMADD231PS Y9, mhi, fhi
+
+// One-token forms (token 0 only: Y0, Y1, Y4, Y5).
+#define KG1FIRST(s, j) \
+	VMOVDQU (64*(8*s+j))(SI), Y8; \
+	VMOVDQU (64*(8*s+j)+32)(SI), Y9; \
+	VPBROADCASTD (4+32*s+4*j)(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y0; \
+	VPMADDUBSW Y10, Y9, Y1
+
+#define KG1(s, j) \
+	VMOVDQU (64*(8*s+j))(SI), Y8; \
+	VMOVDQU (64*(8*s+j)+32)(SI), Y9; \
+	VPBROADCASTD (4+32*s+4*j)(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y11; \
+	VPADDW Y11, Y0, Y0; \
+	VPMADDUBSW Y10, Y9, Y11; \
+	VPADDW Y11, Y1, Y1
+
+#define KSUB1(s) \
+	KG1FIRST(s, 0); \
+	KG1(s, 1); \
+	KG1(s, 2); \
+	KG1(s, 3); \
+	KG1(s, 4); \
+	KG1(s, 5); \
+	KG1(s, 6); \
+	KG1(s, 7)
+
+#define KSC1FIRST(s) \
+	VPMADDWD (4096+64*s)(SI), Y0, Y4; \
+	VPMADDWD (4096+64*s+32)(SI), Y1, Y5
+
+#define KSC1(s) \
+	VPMADDWD (4096+64*s)(SI), Y0, Y0; \
+	VPADDD Y0, Y4, Y4; \
+	VPMADDWD (4096+64*s+32)(SI), Y1, Y1; \
+	VPADDD Y1, Y5, Y5
+
+#define KMN1FIRST \
+	VPBROADCASTD 260(DI), Y10; \
+	VPMADDWD 4608(SI), Y10, Y0; \
+	VPMADDWD 4640(SI), Y10, Y1
+
+#define KMN1(s) \
+	VPBROADCASTD (260+4*s)(DI), Y10; \
+	VPMADDWD (4608+64*s)(SI), Y10, Y11; \
+	VPADDD Y11, Y0, Y0; \
+	VPMADDWD (4608+64*s+32)(SI), Y10, Y11; \
+	VPADDD Y11, Y1, Y1
+
+// func gemmKernelQ4KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+//
+// The gemmKernel contract for the Q4_K super-block layout (prep unused):
+// two tokens at a time, then one.
+TEXT ·gemmKernelQ4KAVX2(SB), NOSPLIT, $0-88
+	MOVQ a+16(FP), R12
+	MOVQ as+24(FP), R9
+	MOVQ y+48(FP), R14
+	MOVQ ys+56(FP), BX
+	MOVQ ntok+64(FP), AX
+k2group:
+	CMPQ AX, $2
+	JLT k1group
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ k2zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y12
+	VMASKMOVPS 32(R14), Y9, Y13
+	VMASKMOVPS (R14)(BX*1), Y8, Y14
+	VMASKMOVPS 32(R14)(BX*1), Y9, Y15
+	JMP k2start
+k2zero:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+k2start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	TESTQ CX, CX
+	JZ k2store
+k2loop:
+	KSUB2(0)
+	KSC2FIRST(0)
+	KSUB2(1)
+	KSC2(1)
+	KSUB2(2)
+	KSC2(2)
+	KSUB2(3)
+	KSC2(3)
+	KSUB2(4)
+	KSC2(4)
+	KSUB2(5)
+	KSC2(5)
+	KSUB2(6)
+	KSC2(6)
+	KSUB2(7)
+	KSC2(7)
+	KMN2FIRST
+	KMN2(1)
+	KMN2(2)
+	KMN2(3)
+	KMN2(4)
+	KMN2(5)
+	KMN2(6)
+	KMN2(7)
+	KFIN(0, Y4, Y5, Y0, Y1, Y12, Y13)
+	ADDQ R9, DI
+	KFIN(0, Y6, Y7, Y2, Y3, Y14, Y15)
+	SUBQ R9, DI
+	ADDQ $5248, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ k2loop
+k2store:
+	KMASKS
+	VMASKMOVPS Y12, Y8, (R14)
+	VMASKMOVPS Y13, Y9, 32(R14)
+	VMASKMOVPS Y14, Y8, (R14)(BX*1)
+	VMASKMOVPS Y15, Y9, 32(R14)(BX*1)
+	LEAQ (R12)(R9*2), R12
+	LEAQ (R14)(BX*2), R14
+	SUBQ $2, AX
+	JMP k2group
+k1group:
+	TESTQ AX, AX
+	JZ kdone
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ k1zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y12
+	VMASKMOVPS 32(R14), Y9, Y13
+	JMP k1start
+k1zero:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+k1start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	TESTQ CX, CX
+	JZ k1store
+k1loop:
+	KSUB1(0)
+	KSC1FIRST(0)
+	KSUB1(1)
+	KSC1(1)
+	KSUB1(2)
+	KSC1(2)
+	KSUB1(3)
+	KSC1(3)
+	KSUB1(4)
+	KSC1(4)
+	KSUB1(5)
+	KSC1(5)
+	KSUB1(6)
+	KSC1(6)
+	KSUB1(7)
+	KSC1(7)
+	KMN1FIRST
+	KMN1(1)
+	KMN1(2)
+	KMN1(3)
+	KMN1(4)
+	KMN1(5)
+	KMN1(6)
+	KMN1(7)
+	KFIN(0, Y4, Y5, Y0, Y1, Y12, Y13)
+	ADDQ $5248, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ k1loop
+k1store:
+	KMASKS
+	VMASKMOVPS Y12, Y8, (R14)
+	VMASKMOVPS Y13, Y9, 32(R14)
+kdone:
+	VZEROUPPER
+	RET

@@ -95,10 +95,10 @@ func (k *Impl) MatVec(p *Pool, t ggml.Type, rows, cols int, w, a []byte, y []flo
 // activation rows go four at a time through it, so each weight block is
 // unpacked once per four rows; results are bit-identical either way.
 //
-// Where the path has packed routines for t (avx512: Q4_0, Q8_0; avx2:
-// Q4_0) and the batch has at least gemmMinBatch rows, MatMul instead packs
-// 16-row weight tiles into scratch once and runs every activation row past
-// them (gemm.go).
+// Where the path has packed routines for t (avx512: Q4_0, Q8_0, Q4_K;
+// avx2: Q4_0, Q4_K) and the batch has at least the routine's minBatch rows,
+// MatMul instead packs 16-row weight tiles into scratch once and runs every
+// activation row past them (gemm.go, gemmk.go).
 // Block integer sums stay exact, but each output's f32 terms are rounded
 // and added in a different way than Dot's, so those results are not
 // bit-identical to Dot/MatVec: they are within (blocks+1)·u·Σ|block terms|
@@ -108,7 +108,7 @@ func (k *Impl) MatMul(p *Pool, t ggml.Type, rows, cols int, w, a []byte, nb int,
 	if nb == 0 {
 		return
 	}
-	if g := k.gemmFor(t); g != nil && nb >= gemmMinBatch && gemmFits(ws) {
+	if g := k.gemmFor(t); g != nil && nb >= g.minBatch && gemmFits(ws) {
 		matMulPacked(p, g, t, rows, cols, w, a, nb, y, ws, as, gemmKB)
 		return
 	}
