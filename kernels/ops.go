@@ -150,6 +150,9 @@ type Rope struct {
 	// FreqFactors, if not nil, divides each pair's angle (llama 3.1
 	// rope_freqs); it has Dims/2 entries.
 	FreqFactors []float32
+	// AttnFactor multiplies every cos and sin (ggml's mscale: LongRoPE's
+	// rope.scaling.attn_factor); 0 means 1.
+	AttnFactor float32
 }
 
 // Check reports whether r can be applied to heads of headDim elements.
@@ -161,6 +164,8 @@ func (r *Rope) Check(headDim int) error {
 		return fmt.Errorf("kernels: rope: freq_base %v must be > 0", r.Base)
 	case r.Scale < 0 || math.IsNaN(float64(r.Scale)):
 		return fmt.Errorf("kernels: rope: freq_scale %v must be >= 0", r.Scale)
+	case r.AttnFactor < 0 || math.IsNaN(float64(r.AttnFactor)):
+		return fmt.Errorf("kernels: rope: attn factor %v must be >= 0", r.AttnFactor)
 	case r.FreqFactors != nil && len(r.FreqFactors) != r.Dims/2:
 		return fmt.Errorf("kernels: rope: %d freq factors for %d rotated dims (need %d)", len(r.FreqFactors), r.Dims, r.Dims/2)
 	}
@@ -187,6 +192,11 @@ func (r *Rope) Cache(pos int, cs []float32) {
 		cs[2*i] = float32(math.Cos(float64(t)))
 		cs[2*i+1] = float32(math.Sin(float64(t)))
 		theta *= thetaScale
+	}
+	if m := r.AttnFactor; m != 0 && m != 1 {
+		for i := range cs[:r.Dims] {
+			cs[i] *= m
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package synth
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/memvanta/memvanta/core/ggml"
 )
@@ -19,6 +20,13 @@ type Flags struct {
 	Seed                                  *uint64
 	Name                                  *string
 	Gain, Noise                           *float64
+
+	Arch                                        *string
+	HeadDim, Rot, Window, WindowPattern         *int
+	OrigCtx                                     *int
+	RopeBaseSWA, AttnSoftcap, FinalSoftcap      *float64
+	RopeScale                                   *float64
+	RopeFreqs, NoLongRope, FusedQKV, Bias, Tied *bool
 }
 
 // RegisterFlags defines the shape flags on fs.
@@ -39,6 +47,22 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		Name:      fs.String("name", "", "general.name (default describes the shape)"),
 		Gain:      fs.Float64("logit-gain", 12, "structured logit gain: how far the successor token leads"),
 		Noise:     fs.Float64("logit-noise", 1, "std of the random, forward-pass-dependent part of the logits"),
+
+		Arch:          fs.String("arch", "llama", "architecture `name` ("+strings.Join(Archs(), ", ")+")"),
+		HeadDim:       fs.Int("head-dim", 0, "attention.key_length (head length) if not embd/heads (qwen3, gemma)"),
+		Rot:           fs.Int("rot", 0, "rope.dimension_count if not the whole head (partial rotary, phi3)"),
+		Window:        fs.Int("sliding-window", 0, "gemma: attention.sliding_window (0 = not written)"),
+		WindowPattern: fs.Int("swa-pattern", 0, "gemma: sliding_window_pattern, every Nth layer global (0 = not written)"),
+		RopeBaseSWA:   fs.Float64("rope-base-swa", 0, "gemma: rope.freq_base_swa of the sliding layers (0 = not written)"),
+		AttnSoftcap:   fs.Float64("attn-softcap", 0, "gemma2: attn_logit_softcapping (0 = 50; <0 = not written)"),
+		FinalSoftcap:  fs.Float64("final-softcap", 0, "gemma: final_logit_softcapping (0 = gemma2's 30, none for gemma3; <0 = not written)"),
+		RopeScale:     fs.Float64("rope-scale", 0, "linear rope.scaling.factor (0 = none)"),
+		RopeFreqs:     fs.Bool("rope-freqs", false, "llama: write llama 3.1-style rope_freqs.weight (RoPE scaling factors)"),
+		OrigCtx:       fs.Int("rope-orig-ctx", 0, "phi3: LongRoPE rope.scaling.original_context_length (0 = ctx/4)"),
+		NoLongRope:    fs.Bool("no-longrope", false, "phi3: leave out the LongRoPE factors (Phi-3 4k files)"),
+		FusedQKV:      fs.Bool("fused-qkv", false, "one attn_qkv.weight instead of attn_q/k/v (always for phi3)"),
+		Bias:          fs.Bool("bias", false, "attn_q/k/v.bias (always for qwen2)"),
+		Tied:          fs.Bool("tied", false, "no output.weight: logits reuse token_embd (always for gemma2)"),
 	}
 }
 
@@ -56,5 +80,9 @@ func (f *Flags) Config() (Config, error) {
 		Embd: *f.Embd, Layers: *f.Layers, Heads: *f.Heads, KVHeads: *f.KVHeads, FF: *f.FF, Ctx: *f.Ctx,
 		RopeBase: float32(*f.RopeBase), Eps: float32(*f.Eps), Type: t, VocabSize: *f.VocabSize,
 		Seed: *f.Seed, Name: *f.Name, Gain: float32(*f.Gain), Noise: float32(*f.Noise),
+		Arch: Arch{Name: *f.Arch, HeadDim: *f.HeadDim, Rot: *f.Rot, Window: *f.Window, WindowPattern: *f.WindowPattern,
+			RopeBaseSWA: float32(*f.RopeBaseSWA), AttnSoftcap: float32(*f.AttnSoftcap), FinalSoftcap: float32(*f.FinalSoftcap),
+			RopeScale: float32(*f.RopeScale), RopeFreqs: *f.RopeFreqs, OrigCtx: *f.OrigCtx, NoLongRope: *f.NoLongRope,
+			FusedQKV: *f.FusedQKV, Bias: *f.Bias, Tied: *f.Tied},
 	}, nil
 }

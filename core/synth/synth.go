@@ -50,6 +50,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/memvanta/memvanta/core/arch"
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/gguf"
 )
@@ -72,7 +73,37 @@ type Config struct {
 	// injected rather than imported so this package stays free of the
 	// native kernel dispatch (cpuid, x/sys); nil handles F32 only.
 	Quantize func(t ggml.Type, src []float32, dst []byte) error
+	Arch     Arch // architecture; the zero value writes llama
 }
+
+// Arch selects the architecture and its specific tensors and metadata.
+// The zero value is the llama file synth has always written (same bytes).
+// Zero options mean the architecture's usual values, listed per field.
+type Arch struct {
+	Name    string // general.architecture (one of Archs); "" = llama
+	HeadDim int    // attention.key_length/value_length; 0 = embd/heads (qwen3, gemma: set it to decouple)
+	Rot     int    // rope.dimension_count; 0 = the head length (Phi-4-mini rotates 3/4 of it)
+	// Sliding window (gemma2/gemma3): attention.sliding_window and its
+	// layer pattern; 0 writes nothing (gemma2 then slides 4096 on every
+	// other layer in llama.cpp, gemma3 not at all).
+	Window, WindowPattern int
+	RopeBaseSWA           float32 // rope.freq_base_swa; 0 = not written
+	// Soft-caps: 0 = the architecture's published value (gemma2: 50 and
+	// 30; gemma3: none); negative = not written.
+	AttnSoftcap, FinalSoftcap float32
+	RopeScale                 float32 // linear rope.scaling.factor; 0 = none
+	RopeFreqs                 bool    // llama: a llama3-style rope_freqs.weight (factor 8, low 1, high 4, original 8192)
+	// LongRoPE (phi3): rope_factors_short/long.weight, attn_factor and
+	// original_context_length (OrigCtx, 0 = Ctx/4). NoLongRope leaves them out.
+	OrigCtx    int
+	NoLongRope bool
+	FusedQKV   bool // one attn_qkv.weight instead of attn_q/k/v (always for phi3)
+	Bias       bool // attn_q/k/v.bias (always for qwen2)
+	Tied       bool // no output.weight (always for gemma2)
+}
+
+// Archs are the architectures synth writes.
+func Archs() []string { return arch.Names() }
 
 // Progress is called after each chunk of rows with bytes of tensor data
 // written so far, the total, and the tensor being written.
@@ -128,6 +159,86 @@ func (c Config) validate() error {
 	if c.Vocab == nil && c.VocabSize < 259+26 {
 		return fmt.Errorf("synth: synthetic vocab needs at least %d tokens, got %d", 259+26, c.VocabSize)
 	}
+	s, ac, err := c.archConfig(0)
+	if err != nil {
+		return err
+	}
+	if ac.QDim()%int(bs) != 0 {
+		return fmt.Errorf("synth: query width %d is not a multiple of the %s block size %d", ac.QDim(), c.Type, bs)
+	}
+	return c.Arch.validate(s, ac)
+}
+
+// archName is the architecture written ("" means llama).
+func (a Arch) archName() string {
+	if a.Name == "" {
+		return "llama"
+	}
+	return a.Name
+}
+
+// archConfig resolves the architecture options into the arch.Config a
+// loader will read back, which fixes the tensor table.
+func (c Config) archConfig(vocab int) (*arch.Spec, arch.Config, error) {
+	a := c.Arch
+	name := a.archName()
+	s, ok := arch.Lookup(name)
+	if !ok {
+		return nil, arch.Config{}, fmt.Errorf("synth: unknown architecture %q (supported: %s)", name, strings.Join(Archs(), ", "))
+	}
+	hd := c.Embd / max(c.Heads, 1)
+	if a.HeadDim > 0 {
+		hd = a.HeadDim
+	}
+	rot := hd
+	if a.Rot > 0 {
+		rot = a.Rot
+	}
+	ac := arch.Config{Arch: name, NEmbd: c.Embd, NLayer: c.Layers, NHead: c.Heads, NHeadKV: c.KVHeads, HeadDim: hd,
+		NFF: c.FF, NRot: rot, NVocab: vocab, NCtxTrain: c.Ctx}
+	ac.TiedOutput = a.Tied
+	for _, f := range []struct {
+		on bool
+		f  arch.Feature
+	}{{a.Bias, arch.QKVBias}, {a.FusedQKV || name == "phi3", arch.FusedQKV}, {a.RopeFreqs, arch.RopeFreqs},
+		{name == "phi3" && !a.NoLongRope, arch.RopeFactors}} {
+		if f.on {
+			if !s.Offers(f.f) {
+				return nil, arch.Config{}, fmt.Errorf("synth: architecture %s has no %s option", name, featureFlag[f.f])
+			}
+			ac.Enable(f.f)
+		}
+	}
+	s.Defaults(&ac)
+	return s, ac, nil
+}
+
+var featureFlag = map[arch.Feature]string{arch.QKVBias: "--bias", arch.FusedQKV: "--fused-qkv", arch.RopeFreqs: "--rope-freqs",
+	arch.RopeFactors: "LongRoPE"}
+
+func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
+	name := s.Name
+	gemma := name == "gemma2" || name == "gemma3"
+	switch {
+	case ac.HeadDim%2 != 0 || ac.HeadDim <= 0:
+		return fmt.Errorf("synth: head dim %d must be even for RoPE", ac.HeadDim)
+	case ac.NRot%2 != 0 || ac.NRot > ac.HeadDim:
+		return fmt.Errorf("synth: rotated dims %d must be even and <= the head dim %d", ac.NRot, ac.HeadDim)
+	case name == "qwen3" && ac.NRot != ac.HeadDim:
+		return fmt.Errorf("synth: qwen3 rotates the whole head (--rot %d, head dim %d)", ac.NRot, ac.HeadDim)
+	case name == "phi3" && ac.HeadDim*ac.NHead != ac.NEmbd:
+		return fmt.Errorf("synth: phi3's query width is n_embd (head dim %d × %d heads != %d)", ac.HeadDim, ac.NHead, ac.NEmbd)
+	case !gemma && (a.Window != 0 || a.WindowPattern != 0 || a.RopeBaseSWA != 0):
+		return fmt.Errorf("synth: sliding-window options apply to gemma2/gemma3, not %s", name)
+	case !gemma && (a.AttnSoftcap != 0 || a.FinalSoftcap != 0):
+		return fmt.Errorf("synth: soft-caps apply to gemma2/gemma3, not %s", name)
+	case name == "gemma3" && a.AttnSoftcap > 0:
+		return fmt.Errorf("synth: gemma3 has no attention soft-cap")
+	case name != "phi3" && (a.OrigCtx != 0 || a.NoLongRope):
+		return fmt.Errorf("synth: LongRoPE options apply to phi3, not %s", name)
+	case a.Window < 0 || a.WindowPattern < 0 || a.OrigCtx < 0 || a.RopeScale < 0 || a.RopeBaseSWA < 0:
+		return fmt.Errorf("synth: window, pattern, original context, rope scale and rope base must be >= 0")
+	}
 	return nil
 }
 
@@ -138,8 +249,12 @@ const (
 	kEmbd kind = iota
 	kOutput
 	kNorm
-	kDense    // N(0, 1/fan_in)
-	kResidual // N(0, 1/fan_in) · 0.5/sqrt(layers)
+	kDense     // N(0, 1/fan_in)
+	kResidual  // N(0, 1/fan_in) · 0.5/sqrt(layers)
+	kBias      // N(0, 0.5²)
+	kRopeFreqs // llama3 frequency divisors
+	kRopeLong  // LongRoPE long-context divisors (1 .. 21, rising)
+	kRopeShort // LongRoPE short-context divisors (1 .. 1.5)
 )
 
 type plan struct {
@@ -148,29 +263,61 @@ type plan struct {
 }
 
 func (c Config) plans(vocab int) []plan {
-	n, hd := uint64(c.Embd), uint64(c.Embd/c.Heads)
-	kv := hd * uint64(c.KVHeads)
-	ff := uint64(c.FF)
-	t := c.Type
-	ps := []plan{{gguf.TensorInfo{Name: "token_embd.weight", Type: t, Dims: []uint64{n, uint64(vocab)}}, kEmbd}}
-	for i := 0; i < c.Layers; i++ {
-		b := func(s string) string { return fmt.Sprintf("blk.%d.%s", i, s) }
-		ps = append(ps,
-			plan{gguf.TensorInfo{Name: b("attn_norm.weight"), Type: ggml.F32, Dims: []uint64{n}}, kNorm},
-			plan{gguf.TensorInfo{Name: b("attn_q.weight"), Type: t, Dims: []uint64{n, n}}, kDense},
-			plan{gguf.TensorInfo{Name: b("attn_k.weight"), Type: t, Dims: []uint64{n, kv}}, kDense},
-			plan{gguf.TensorInfo{Name: b("attn_v.weight"), Type: t, Dims: []uint64{n, kv}}, kDense},
-			plan{gguf.TensorInfo{Name: b("attn_output.weight"), Type: t, Dims: []uint64{n, n}}, kResidual},
-			plan{gguf.TensorInfo{Name: b("ffn_norm.weight"), Type: ggml.F32, Dims: []uint64{n}}, kNorm},
-			plan{gguf.TensorInfo{Name: b("ffn_gate.weight"), Type: t, Dims: []uint64{n, ff}}, kDense},
-			plan{gguf.TensorInfo{Name: b("ffn_up.weight"), Type: t, Dims: []uint64{n, ff}}, kDense},
-			plan{gguf.TensorInfo{Name: b("ffn_down.weight"), Type: t, Dims: []uint64{ff, n}}, kResidual},
-		)
+	s, ac, err := c.archConfig(vocab)
+	if err != nil {
+		panic(err) // validate passed
 	}
-	return append(ps,
-		plan{gguf.TensorInfo{Name: "output_norm.weight", Type: ggml.F32, Dims: []uint64{n}}, kNorm},
-		plan{gguf.TensorInfo{Name: "output.weight", Type: t, Dims: []uint64{n, uint64(vocab)}}, kOutput},
-	)
+	global, layer := s.Tensors(&ac)
+	mk := func(name string, t arch.Tensor) plan {
+		d := make([]uint64, len(t.Dims))
+		for i, x := range t.Dims {
+			d[i] = uint64(ac.Size(x))
+		}
+		typ := ggml.F32
+		if t.Kind == arch.Matrix {
+			typ = c.Type
+		}
+		return plan{gguf.TensorInfo{Name: name, Type: typ, Dims: d}, kindOf(t)}
+	}
+	// token_embd (and RoPE factors) first, then the blocks, then the output
+	// norm and projection, as llama.cpp's converter orders them.
+	var ps, tail []plan
+	for _, t := range global {
+		if strings.HasPrefix(t.Name, "output") {
+			tail = append(tail, mk(t.Name, t))
+		} else {
+			ps = append(ps, mk(t.Name, t))
+		}
+	}
+	for i := 0; i < c.Layers; i++ {
+		for _, t := range layer {
+			ps = append(ps, mk(arch.LayerName(i, t.Name), t))
+		}
+	}
+	return append(ps, tail...)
+}
+
+// kindOf says how a table row's values are generated.
+func kindOf(t arch.Tensor) kind {
+	switch {
+	case t.Name == "token_embd.weight":
+		return kEmbd
+	case t.Name == "output.weight":
+		return kOutput
+	case t.Name == "rope_freqs.weight":
+		return kRopeFreqs
+	case t.Name == "rope_factors_long.weight":
+		return kRopeLong
+	case t.Name == "rope_factors_short.weight":
+		return kRopeShort
+	case t.Kind == arch.Vector && strings.HasSuffix(t.Name, ".bias"):
+		return kBias
+	case t.Kind == arch.Vector:
+		return kNorm
+	case t.Name == "attn_output.weight" || t.Name == "ffn_down.weight":
+		return kResidual
+	}
+	return kDense
 }
 
 // Write generates the model and streams it to w.
@@ -239,12 +386,86 @@ func (c Config) header(w io.Writer) (*gguf.Writer, []plan, int, []int32, error) 
 	return gw, plans, vocab, types, nil
 }
 
-// addMetadata writes the llama hyperparameters and tokenizer keys and
+// metadata is the architecture-specific <arch>.* keys (after the common
+// ones), each only when the file needs it, so a plain llama file keeps its
+// bytes.
+func (a Arch) metadata(name string, ctx int, ac arch.Config) []struct {
+	k string
+	v any
+} {
+	var kv []struct {
+		k string
+		v any
+	}
+	put := func(k string, v any) {
+		kv = append(kv, struct {
+			k string
+			v any
+		}{k, v})
+	}
+	if a.HeadDim > 0 {
+		put("attention.key_length", uint32(a.HeadDim))
+		put("attention.value_length", uint32(a.HeadDim))
+	}
+	if a.RopeScale > 0 {
+		put("rope.scaling.type", "linear")
+		put("rope.scaling.factor", a.RopeScale)
+	}
+	if name == "gemma2" || name == "gemma3" {
+		attn, final := a.AttnSoftcap, a.FinalSoftcap
+		if name == "gemma2" {
+			if attn == 0 {
+				attn = 50
+			}
+			if final == 0 {
+				final = 30
+			}
+		}
+		if attn > 0 {
+			put("attn_logit_softcapping", attn)
+		}
+		if final > 0 {
+			put("final_logit_softcapping", final)
+		}
+		if a.Window > 0 {
+			put("attention.sliding_window", uint32(a.Window))
+		}
+		if a.WindowPattern > 0 {
+			put("attention.sliding_window_pattern", uint32(a.WindowPattern))
+		}
+		if a.RopeBaseSWA > 0 {
+			put("rope.freq_base_swa", a.RopeBaseSWA)
+		}
+	}
+	if ac.RopeFactors {
+		orig := a.origCtx(ctx)
+		put("rope.scaling.original_context_length", uint32(orig))
+		// The converter's LongRoPE attention factor for a context extended
+		// from orig to ctx.
+		f := float32(1)
+		if scale := float64(ctx) / float64(orig); scale > 1 {
+			f = float32(math.Sqrt(1 + math.Log(scale)/math.Log(float64(orig))))
+		}
+		put("rope.scaling.attn_factor", f)
+	}
+	return kv
+}
+
+func (a Arch) origCtx(ctx int) int {
+	if a.OrigCtx > 0 {
+		return a.OrigCtx
+	}
+	return max(1, ctx/4)
+}
+
+// addMetadata writes the hyperparameters and tokenizer keys and
 // returns the vocab size and token types.
 func (c Config) addMetadata(gw *gguf.Writer) (int, []int32, error) {
 	name := c.Name
 	if name == "" {
 		name = fmt.Sprintf("memvanta-synth-%dx%d-%s", c.Layers, c.Embd, c.Type)
+		// The architecture stays out of the name: llama.cpp special-cases
+		// vocabularies by model name (a "phi3" name expects Phi-3's tokens).
 	}
 	add := func(k string, x any) error {
 		v, err := gguf.ValueOf(x)
@@ -253,26 +474,39 @@ func (c Config) addMetadata(gw *gguf.Writer) (int, []int32, error) {
 		}
 		return gw.AddKV(k, v)
 	}
+	a := c.Arch.archName()
 	kvs := []struct {
 		k string
 		v any
 	}{
-		{"general.architecture", "llama"},
+		{"general.architecture", a},
 		{"general.name", name},
 		{"general.file_type", fileType[c.Type]},
 		{"general.quantization_version", uint32(2)},
-		{"llama.context_length", uint32(c.Ctx)},
-		{"llama.embedding_length", uint32(c.Embd)},
-		{"llama.block_count", uint32(c.Layers)},
-		{"llama.feed_forward_length", uint32(c.FF)},
-		{"llama.attention.head_count", uint32(c.Heads)},
-		{"llama.attention.head_count_kv", uint32(c.KVHeads)},
-		{"llama.rope.freq_base", c.RopeBase},
-		{"llama.attention.layer_norm_rms_epsilon", c.Eps},
-		{"llama.rope.dimension_count", uint32(c.Embd / c.Heads)},
+		{a + ".context_length", uint32(c.Ctx)},
+		{a + ".embedding_length", uint32(c.Embd)},
+		{a + ".block_count", uint32(c.Layers)},
+		{a + ".feed_forward_length", uint32(c.FF)},
+		{a + ".attention.head_count", uint32(c.Heads)},
+		{a + ".attention.head_count_kv", uint32(c.KVHeads)},
+		{a + ".rope.freq_base", c.RopeBase},
+		{a + ".attention.layer_norm_rms_epsilon", c.Eps},
 	}
+	_, ac, err := c.archConfig(0)
+	if err != nil {
+		return 0, nil, err
+	}
+	kvs = append(kvs, struct {
+		k string
+		v any
+	}{a + ".rope.dimension_count", uint32(ac.NRot)})
 	for _, kv := range kvs {
 		if err := add(kv.k, kv.v); err != nil {
+			return 0, nil, fmt.Errorf("synth: %w", err)
+		}
+	}
+	for _, kv := range c.Arch.metadata(a, c.Ctx, ac) {
+		if err := add(a+"."+kv.k, kv.v); err != nil {
 			return 0, nil, fmt.Errorf("synth: %w", err)
 		}
 	}
@@ -285,7 +519,7 @@ func (c Config) addMetadata(gw *gguf.Writer) (int, []int32, error) {
 		}
 		vocab = len(toks)
 		types, _ = c.Vocab.Int32s("tokenizer.ggml.token_type")
-		if err := add("llama.vocab_size", uint32(vocab)); err != nil {
+		if err := add(a+".vocab_size", uint32(vocab)); err != nil {
 			return 0, nil, err
 		}
 		for _, kv := range c.Vocab.KV {
@@ -302,7 +536,7 @@ func (c Config) addMetadata(gw *gguf.Writer) (int, []int32, error) {
 			k string
 			v any
 		}{
-			{"llama.vocab_size", uint32(vocab)},
+			{a + ".vocab_size", uint32(vocab)},
 			{"tokenizer.ggml.model", "llama"},
 			{"tokenizer.ggml.tokens", toks},
 			{"tokenizer.ggml.scores", scores},
@@ -494,6 +728,25 @@ func (g *gen) row(p plan, r int, x []float32) {
 		for i := range x {
 			x[i] = float32(s * rg.normal())
 		}
+	case kBias:
+		rg := newRNG(g.c.Seed, p.info.Name, r)
+		for i := range x {
+			x[i] = float32(0.5 * rg.normal())
+		}
+	case kRopeFreqs:
+		llama3Factors(float64(g.c.RopeBase), 2*len(x), x)
+	case kRopeLong, kRopeShort:
+		// Smooth ramps over the frequency pairs like published LongRoPE
+		// factors: the short ones stay near 1, the long ones grow to ~21
+		// for the lowest frequencies.
+		for i := range x {
+			u := float64(i) / float64(max(1, len(x)-1))
+			if p.kind == kRopeShort {
+				x[i] = float32(1 + 0.5*u)
+			} else {
+				x[i] = float32(1 + 20*u*u)
+			}
+		}
 	case kOutput:
 		rg := newRNG(g.c.Seed, p.info.Name, r)
 		s := float64(g.c.Noise) / math.Sqrt(n)
@@ -509,6 +762,27 @@ func (g *gen) row(p plan, r int, x []float32) {
 					x[i] += gain * u[i]
 				}
 			}
+		}
+	}
+}
+
+// llama3Factors fills x (n_rot/2 entries) with the frequency divisors
+// llama.cpp's converter writes for Llama 3.1's rope_scaling (factor 8,
+// low_freq_factor 1, high_freq_factor 4, original context 8192).
+func llama3Factors(base float64, rot int, x []float32) {
+	const factor, low, high, old = 8.0, 1.0, 4.0, 8192.0
+	lowWave, highWave := old/low, old/high
+	for i := range x {
+		freq := 1 / math.Pow(base, float64(2*i)/float64(rot))
+		wave := 2 * math.Pi / freq
+		switch {
+		case wave < highWave:
+			x[i] = 1
+		case wave > lowWave:
+			x[i] = factor
+		default:
+			smooth := (old/wave - low) / (high - low)
+			x[i] = float32(1 / ((1-smooth)/factor + smooth))
 		}
 	}
 }

@@ -1,0 +1,270 @@
+// Package arch is the table of the model architectures memvanta executes.
+// Each architecture is one file here (llama.go, qwen3.go, gemma2.go ...)
+// holding everything that differs between architectures:
+//
+//   - the GGUF metadata keys it reads beyond the common ones (Spec.Read),
+//   - its tensors: names, shapes in terms of the hyperparameters, whether
+//     each is required, optional (an optional feature such as q/k/v biases)
+//     or replaced by a fused alternative (Spec.Global, Spec.Layer),
+//   - its graph, as the choice of shared blocks and their options
+//     (Spec.Graph: RoPE pairing, embedding scale, where the attention
+//     scale is applied, gated activation; plus what the tensors imply:
+//     per-head q/k norms, post-norms, fused projections, biases; plus what
+//     the metadata sets: soft-caps, sliding windows, RoPE scaling).
+//
+// Load resolves a file against its architecture's table into a Config,
+// which is all core/model needs to build and run the graph. The package is
+// free of kernels and model code, so core/inspect (linked into the
+// sandboxed inspect-only guest) reads the same table the runtime executes.
+package arch
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ErrUnsupported marks a model this build cannot run (architecture, tensor
+// type, scaling scheme); the CLI reports it as one line.
+var ErrUnsupported = errors.New("unsupported model")
+
+func unsupported(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, a...))
+}
+
+// RopeStyle says which elements RoPE rotates together: llama pairs adjacent
+// elements (2i, 2i+1); GPT-NeoX style (qwen, gemma, phi3) pairs i with
+// i+n_rot/2.
+type RopeStyle int
+
+const (
+	RopeNormal RopeStyle = iota
+	RopeNeoX
+)
+
+// Graph is an architecture's choice among the shared blocks' options that
+// no tensor or metadata key expresses. The zero value is llama's graph:
+// pre-norm RMSNorm blocks, adjacent-pair RoPE, scores scaled by
+// 1/sqrt(head_dim), SwiGLU feed-forward.
+type Graph struct {
+	Rope RopeStyle
+	// EmbedScale multiplies the token embeddings by sqrt(n_embd) (gemma).
+	EmbedScale bool
+	// ScaleQ multiplies q by the attention scale after RoPE and leaves the
+	// scores unscaled, as llama.cpp's gemma and phi3 graphs do (the same
+	// product, rounded at a different place).
+	ScaleQ bool
+	// GeGLU gates the feed-forward with gelu (tanh form) instead of silu.
+	GeGLU bool
+}
+
+// Dim is a tensor dimension in terms of the hyperparameters.
+type Dim int
+
+const (
+	Embd    Dim = iota + 1 // n_embd
+	QDim                   // n_head × head_dim
+	KVDim                  // n_head_kv × head_dim
+	QKVDim                 // QDim + 2·KVDim (fused attn_qkv)
+	FF                     // n_ff
+	FF2                    // 2·n_ff (fused gate and up)
+	HeadDim                // head_dim (per-head q/k norms)
+	RotHalf                // n_rot/2 (RoPE frequency factors)
+	Vocab                  // n_vocab (rows of token_embd)
+)
+
+func (d Dim) size(c *Config) int {
+	switch d {
+	case Embd:
+		return c.NEmbd
+	case QDim:
+		return c.QDim()
+	case KVDim:
+		return c.KVDim()
+	case QKVDim:
+		return c.QDim() + 2*c.KVDim()
+	case FF:
+		return c.NFF
+	case FF2:
+		return 2 * c.NFF
+	case HeadDim:
+		return c.HeadDim
+	case RotHalf:
+		return c.NRot / 2
+	case Vocab:
+		return c.NVocab
+	}
+	panic(fmt.Sprintf("arch: unknown dim %d", d))
+}
+
+// Kind is how the graph reads a tensor, which decides the types it may have.
+type Kind int
+
+const (
+	Matrix Kind = iota // multiplied by the matmul kernels
+	Vector             // norm weight or bias: decoded to f32
+	F32                // RoPE frequency factors: stored as f32
+)
+
+// Feature is a graph option that a tensor's presence turns on.
+type Feature int
+
+const (
+	None       Feature = iota
+	QKVBias            // attn_q/k/v.bias added after the projections
+	OutBias            // attn_output.bias
+	FusedQKV           // one attn_qkv matrix instead of attn_q/k/v
+	FusedBias          // attn_qkv.bias
+	QKNorm             // per-head RMSNorm of q and k before RoPE
+	PostNorms          // RMSNorm of the attention and FFN outputs before each residual add
+	FusedUp            // ffn_up holds gate and up (2·n_ff rows), no ffn_gate
+	Output             // a separate output.weight (else the logits reuse token_embd)
+	OutputBias         // output.bias
+	RopeFreqs          // rope_freqs.weight divides the RoPE frequencies (llama 3.x scaling)
+	RopeFactors        // rope_factors_long/short.weight (LongRoPE)
+)
+
+// Tensor is one row of an architecture's tensor table.
+type Tensor struct {
+	Name string // full name for global tensors; after "blk.N." for layer tensors
+	Dims []Dim
+	Kind Kind
+	// Feature is the graph option the tensor serves (None for the plain
+	// blocks). A required tensor turns its feature on; an optional one
+	// turns it on when present (in layer 0 for layer tensors), and then
+	// every tensor of that feature is required in every layer.
+	Feature  Feature
+	Optional bool
+	// Unless: the tensor is not used (nor required) when this feature is
+	// on, e.g. attn_q/k/v when a fused attn_qkv is present.
+	Unless Feature
+}
+
+// Spec is one architecture: its table and graph.
+type Spec struct {
+	Name   string
+	Graph  Graph
+	Global []Tensor // token_embd, output_norm, output, RoPE factors
+	Layer  []Tensor // per block, in the order the graph acquires them
+	// Keys are the <arch>.* metadata keys Read uses beyond the common
+	// ones (shown by inspect).
+	Keys []string
+	// Read reads the architecture's own metadata into c after the common
+	// keys; nil if there are none.
+	Read func(r Reader, c *Config) error
+}
+
+// registry holds every architecture; each file adds its Spec in init, so
+// an architecture is one file. It is not changed after package init.
+var registry = map[string]*Spec{}
+
+func register(s *Spec) {
+	if _, dup := registry[s.Name]; dup {
+		panic("arch: " + s.Name + " registered twice")
+	}
+	registry[s.Name] = s
+}
+
+// Lookup returns the architecture named by general.architecture.
+func Lookup(name string) (*Spec, bool) {
+	s, ok := registry[name]
+	return s, ok
+}
+
+// Names lists the supported architectures, sorted.
+func Names() []string {
+	var n []string
+	for k := range registry {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// errUnknown is the one-line refusal of an architecture not in the table.
+func errUnknown(name string) error {
+	return unsupported("architecture %q (supported: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Common tensor rows, shared by the architecture files.
+var (
+	tokEmbd    = Tensor{Name: "token_embd.weight", Dims: []Dim{Embd, Vocab}, Kind: Matrix}
+	outNorm    = Tensor{Name: "output_norm.weight", Dims: []Dim{Embd}, Kind: Vector}
+	output     = Tensor{Name: "output.weight", Dims: []Dim{Embd, Vocab}, Kind: Matrix, Feature: Output, Optional: true}
+	outputBias = Tensor{Name: "output.bias", Dims: []Dim{Vocab}, Kind: Vector, Feature: OutputBias, Optional: true}
+	ropeFreqs  = Tensor{Name: "rope_freqs.weight", Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFreqs, Optional: true}
+	ropeLong   = Tensor{Name: "rope_factors_long.weight", Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFactors, Optional: true}
+	ropeShort  = Tensor{Name: "rope_factors_short.weight", Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFactors, Optional: true}
+
+	attnNorm = Tensor{Name: "attn_norm.weight", Dims: []Dim{Embd}, Kind: Vector}
+	attnQ    = Tensor{Name: "attn_q.weight", Dims: []Dim{Embd, QDim}, Kind: Matrix, Unless: FusedQKV}
+	attnK    = Tensor{Name: "attn_k.weight", Dims: []Dim{Embd, KVDim}, Kind: Matrix, Unless: FusedQKV}
+	attnV    = Tensor{Name: "attn_v.weight", Dims: []Dim{Embd, KVDim}, Kind: Matrix, Unless: FusedQKV}
+	attnOut  = Tensor{Name: "attn_output.weight", Dims: []Dim{QDim, Embd}, Kind: Matrix}
+	ffnNorm  = Tensor{Name: "ffn_norm.weight", Dims: []Dim{Embd}, Kind: Vector}
+	ffnGate  = Tensor{Name: "ffn_gate.weight", Dims: []Dim{Embd, FF}, Kind: Matrix}
+	ffnUp    = Tensor{Name: "ffn_up.weight", Dims: []Dim{Embd, FF}, Kind: Matrix}
+	ffnDown  = Tensor{Name: "ffn_down.weight", Dims: []Dim{FF, Embd}, Kind: Matrix}
+
+	biasQ   = Tensor{Name: "attn_q.bias", Dims: []Dim{QDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
+	biasK   = Tensor{Name: "attn_k.bias", Dims: []Dim{KVDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
+	biasV   = Tensor{Name: "attn_v.bias", Dims: []Dim{KVDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
+	biasOut = Tensor{Name: "attn_output.bias", Dims: []Dim{Embd}, Kind: Vector, Feature: OutBias, Optional: true}
+
+	// llama.cpp accepts a fused attn_qkv in place of attn_q/k/v for every
+	// architecture here (create_tensor_qkv).
+	attnQKV  = Tensor{Name: "attn_qkv.weight", Dims: []Dim{Embd, QKVDim}, Kind: Matrix, Feature: FusedQKV, Optional: true}
+	biasQKV  = Tensor{Name: "attn_qkv.bias", Dims: []Dim{QKVDim}, Kind: Vector, Feature: FusedBias, Optional: true}
+	qNorm    = Tensor{Name: "attn_q_norm.weight", Dims: []Dim{HeadDim}, Kind: Vector, Feature: QKNorm}
+	kNorm    = Tensor{Name: "attn_k_norm.weight", Dims: []Dim{HeadDim}, Kind: Vector, Feature: QKNorm}
+	postAttn = Tensor{Name: "post_attention_norm.weight", Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
+	postFFN  = Tensor{Name: "post_ffw_norm.weight", Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
+)
+
+// Size is dimension d under c.
+func (c *Config) Size(d Dim) int { return d.size(c) }
+
+// Enable turns feature f on (writers of synthetic files choose options).
+func (c *Config) Enable(f Feature) {
+	if f == Output {
+		c.TiedOutput = false
+		return
+	}
+	*c.flag(f) = true
+}
+
+// Offers reports whether s's table has tensors for feature f.
+func (s *Spec) Offers(f Feature) bool {
+	for _, ts := range [][]Tensor{s.Global, s.Layer} {
+		for _, t := range ts {
+			if t.Feature == f {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Defaults sets s's graph options on c and turns on the features of its
+// required tensors (unless a fused alternative already chosen replaces
+// them), as Load does for a file.
+func (s *Spec) Defaults(c *Config) {
+	c.RopeStyle, c.EmbedScale, c.ScaleQ, c.GeGLU = s.Graph.Rope, s.Graph.EmbedScale, s.Graph.ScaleQ, s.Graph.GeGLU
+	if !s.Offers(Output) {
+		c.TiedOutput = true
+	}
+	for _, ts := range [][]Tensor{s.Global, s.Layer} {
+		for _, t := range ts {
+			if t.Feature != None && !t.Optional && !(t.Unless != None && c.Has(t.Unless)) {
+				*c.flag(t.Feature) = true
+			}
+		}
+	}
+}
+
+// required returns t with its feature always on (qwen2's biases).
+func required(t Tensor) Tensor {
+	t.Optional = false
+	return t
+}

@@ -1,0 +1,96 @@
+package arch_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/memvanta/memvanta/core/arch"
+	"github.com/memvanta/memvanta/core/gguf"
+	"github.com/memvanta/memvanta/core/synth"
+)
+
+func write(t *testing.T, a synth.Arch) *gguf.File {
+	t.Helper()
+	c := synth.Config{Embd: 64, Layers: 3, Heads: 4, KVHeads: 2, FF: 96, Ctx: 256, RopeBase: 10000, Eps: 1e-6,
+		VocabSize: 300, Seed: 1, Arch: a}
+	c.Type = 0 // F32: no quantizer needed
+	var buf bytes.Buffer
+	if err := synth.Write(context.Background(), &buf, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Parse(bytes.NewReader(buf.Bytes()), int64(buf.Len()), gguf.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// Every architecture synth writes loads back with the options its table
+// and metadata imply.
+func TestLoadSynthesized(t *testing.T) {
+	cases := []struct {
+		a    synth.Arch
+		want func(c arch.Config) bool
+	}{
+		{synth.Arch{Name: "llama"}, func(c arch.Config) bool {
+			return c.RopeStyle == arch.RopeNormal && !c.TiedOutput && !c.QKVBias && !c.FusedQKV
+		}},
+		{synth.Arch{Name: "llama", RopeFreqs: true, FusedQKV: true, Tied: true}, func(c arch.Config) bool {
+			return c.RopeFreqs && c.FusedQKV && c.TiedOutput && !c.QKVBias
+		}},
+		{synth.Arch{Name: "qwen2"}, func(c arch.Config) bool { return c.RopeStyle == arch.RopeNeoX && c.QKVBias }},
+		{synth.Arch{Name: "qwen3", HeadDim: 32}, func(c arch.Config) bool {
+			return c.QKNorm && c.HeadDim == 32 && c.QDim() == 128 && c.NRot == 32 && !c.QKVBias
+		}},
+		{synth.Arch{Name: "gemma2", HeadDim: 32}, func(c arch.Config) bool {
+			return c.PostNorms && c.GeGLU && c.EmbedScale && c.ScaleQ && c.TiedOutput && c.AttnSoftcap == 50 &&
+				c.FinalSoftcap == 30 && c.SlidingWindow == 4096 && c.Sliding(0) && !c.Sliding(1) && c.Sliding(2) &&
+				c.RopeBaseSWA == 10000 && c.AttnScale == 1/float32(5.656854249)
+		}},
+		{synth.Arch{Name: "gemma3", HeadDim: 32, Window: 16, WindowPattern: 3, RopeBaseSWA: 1000, RopeScale: 8}, func(c arch.Config) bool {
+			return c.PostNorms && c.QKNorm && c.GeGLU && c.AttnSoftcap == 0 && c.FinalSoftcap == 0 && c.SlidingWindow == 16 &&
+				c.Sliding(0) && c.Sliding(1) && !c.Sliding(2) && c.RopeBaseSWA == 1000 && c.RopeScaleSWA == 1 &&
+				c.RopeFreqScale == 0.125 && !c.TiedOutput
+		}},
+		{synth.Arch{Name: "gemma3"}, func(c arch.Config) bool { return c.SlidingWindow == 0 && !c.Sliding(0) }},
+		{synth.Arch{Name: "phi3", Rot: 12}, func(c arch.Config) bool {
+			return c.FusedQKV && c.FusedUp && c.RopeFactors && c.NRot == 12 && c.RopeOrigCtx == 64 &&
+				c.RopeAttnFactor > 1 && c.ScaleQ
+		}},
+		{synth.Arch{Name: "phi3", NoLongRope: true}, func(c arch.Config) bool { return !c.RopeFactors && c.RopeAttnFactor == 0 }},
+	}
+	for _, tc := range cases {
+		f := write(t, tc.a)
+		c, s, err := arch.Load(f)
+		if err != nil {
+			t.Errorf("%+v: %v", tc.a, err)
+			continue
+		}
+		if s.Name != tc.a.Name || !tc.want(c) {
+			t.Errorf("%+v: config %+v", tc.a, c)
+		}
+	}
+}
+
+func TestUnknownArchitecture(t *testing.T) {
+	f := write(t, synth.Arch{})
+	for i := range f.KV {
+		if f.KV[i].Key == "general.architecture" {
+			v, _ := gguf.ValueOf("mamba")
+			f.KV[i].Value = v
+		}
+	}
+	_, _, err := arch.Load(f)
+	if !errors.Is(err, arch.ErrUnsupported) || !strings.Contains(err.Error(), `"mamba"`) ||
+		!strings.Contains(err.Error(), strings.Join(arch.Names(), ", ")) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v", err)
+	}
+	for _, n := range []string{"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"} {
+		if _, ok := arch.Lookup(n); !ok {
+			t.Errorf("%s not registered", n)
+		}
+	}
+}

@@ -1,0 +1,461 @@
+package arch
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/core/gguf"
+)
+
+// Config is a model file resolved against its architecture's table: the
+// hyperparameters, the graph options and which optional tensors are
+// present. It is comparable; every field added since llama is zero for a
+// plain llama file, and a zero option means "off" (or the default its
+// comment names).
+type Config struct {
+	Arch      string
+	NEmbd     int
+	NLayer    int
+	NHead     int
+	NHeadKV   int
+	HeadDim   int // per-head length of q, k and v
+	NFF       int
+	NRot      int // leading elements of each head that RoPE rotates
+	NVocab    int
+	NCtxTrain int
+
+	RopeBase      float32
+	RopeFreqScale float32 // 1/linear scaling factor; 1 = none
+	RopeStyle     RopeStyle
+	RopeFreqs     bool // rope_freqs.weight divides the per-pair frequencies (llama3 scaling)
+	RMSEps        float32
+
+	QKVBias    bool // attn_q/k/v.bias present (qwen2; optional in llama)
+	OutBias    bool // attn_output.bias present
+	TiedOutput bool // no output.weight: the logits reuse token_embd.weight
+
+	// Tensor-implied options.
+	FusedQKV    bool // attn_qkv.weight holds q, k and v rows (phi3)
+	FusedBias   bool // attn_qkv.bias
+	QKNorm      bool // attn_q_norm/attn_k_norm: RMSNorm per head before RoPE (qwen3, gemma3)
+	PostNorms   bool // post_attention_norm/post_ffw_norm (gemma2/3)
+	FusedUp     bool // ffn_up holds gate rows then up rows (phi3)
+	OutputBias  bool // output.bias
+	RopeFactors bool // rope_factors_long/short.weight (LongRoPE, phi3)
+
+	// Graph options of the architecture (Spec.Graph).
+	EmbedScale bool // token embeddings × sqrt(n_embd)
+	ScaleQ     bool // q × AttnScale after RoPE, scores unscaled
+	GeGLU      bool // gelu-gated feed-forward
+
+	// Metadata-driven options.
+	AttnScale      float32 // with ScaleQ: the q scale; 0 = 1/sqrt(head_dim)
+	AttnSoftcap    float32 // scores → c·tanh(scores/c); 0 = none
+	FinalSoftcap   float32 // logits → c·tanh(logits/c); 0 = none
+	SlidingWindow  int     // sliding layers see the last SlidingWindow positions; 0 = none
+	SWAPattern     int     // with a window: layer l slides iff SWAPattern == 0 || l%SWAPattern < SWAPattern-1
+	RopeBaseSWA    float32 // RoPE base of sliding layers (used only when SlidingWindow > 0)
+	RopeScaleSWA   float32 // RoPE freq scale of sliding layers
+	RopeAttnFactor float32 // rope.scaling.attn_factor: cos/sin multiplier (LongRoPE); 0 = 1
+	RopeOrigCtx    int     // rope.scaling.original_context_length; LongRoPE uses the long factors beyond it; 0 = NCtxTrain
+}
+
+// QDim is the length of a token's query vector (all heads).
+func (c Config) QDim() int { return c.NHead * c.HeadDim }
+
+// KVDim is the length of a token's key (or value) vector (all kv heads).
+func (c Config) KVDim() int { return c.NHeadKV * c.HeadDim }
+
+// Sliding reports whether layer l attends through the sliding window.
+func (c Config) Sliding(l int) bool {
+	if c.SlidingWindow <= 0 {
+		return false
+	}
+	return c.SWAPattern == 0 || l%c.SWAPattern < c.SWAPattern-1
+}
+
+// Has reports whether feature f is on.
+func (c *Config) Has(f Feature) bool { return *c.flag(f) }
+
+func (c *Config) flag(f Feature) *bool {
+	switch f {
+	case QKVBias:
+		return &c.QKVBias
+	case OutBias:
+		return &c.OutBias
+	case FusedQKV:
+		return &c.FusedQKV
+	case FusedBias:
+		return &c.FusedBias
+	case QKNorm:
+		return &c.QKNorm
+	case PostNorms:
+		return &c.PostNorms
+	case FusedUp:
+		return &c.FusedUp
+	case OutputBias:
+		return &c.OutputBias
+	case RopeFreqs:
+		return &c.RopeFreqs
+	case RopeFactors:
+		return &c.RopeFactors
+	}
+	panic(fmt.Sprintf("arch: feature %d has no flag", f))
+}
+
+// Used reports whether the graph reads t under c.
+func (c *Config) Used(t Tensor) bool {
+	if t.Unless != None && c.Has(t.Unless) {
+		return false
+	}
+	switch {
+	case t.Feature == Output:
+		return !c.TiedOutput
+	case t.Feature != None && t.Optional:
+		return c.Has(t.Feature)
+	}
+	return true
+}
+
+// LayerName is a layer tensor's full name.
+func LayerName(l int, name string) string { return fmt.Sprintf("blk.%d.%s", l, name) }
+
+// Load reads f's hyperparameters as llama.cpp does and checks presence and
+// shape of every tensor its architecture's graph uses, so a malformed file
+// fails here naming the key or tensor instead of deep inside the graph.
+// Tensor types are the caller's to check (they depend on the kernels).
+func Load(f *gguf.File) (Config, *Spec, error) {
+	name, err := f.String("general.architecture")
+	if err != nil {
+		return Config{}, nil, fmt.Errorf("model: general.architecture: %w", err)
+	}
+	s, ok := Lookup(name)
+	if !ok {
+		return Config{}, nil, errUnknown(name)
+	}
+	c := Config{Arch: name}
+	r := Reader{f: f, arch: name}
+	if err := c.readCommon(r); err != nil {
+		return Config{}, nil, err
+	}
+	if s.Read != nil {
+		if err := s.Read(r, &c); err != nil {
+			return Config{}, nil, err
+		}
+	}
+	if err := c.resolve(f, s); err != nil {
+		return Config{}, nil, err
+	}
+	return c, s, nil
+}
+
+// readCommon reads the keys every architecture shares.
+func (c *Config) readCommon(r Reader) error {
+	var err error
+	if c.NEmbd, err = r.Int("embedding_length"); err != nil {
+		return err
+	}
+	if c.NLayer, err = r.Int("block_count"); err != nil {
+		return err
+	}
+	if c.NHead, err = r.Int("attention.head_count"); err != nil {
+		return err
+	}
+	if c.NHeadKV, err = r.OptInt("attention.head_count_kv", c.NHead); err != nil {
+		return err
+	}
+	if c.NFF, err = r.Int("feed_forward_length"); err != nil {
+		return err
+	}
+	if c.NCtxTrain, err = r.OptInt("context_length", 2048); err != nil {
+		return err
+	}
+	if c.NHead%c.NHeadKV != 0 {
+		return fmt.Errorf("model: head_count %d is not a multiple of head_count_kv %d", c.NHead, c.NHeadKV)
+	}
+	if !r.Has("attention.key_length") && c.NEmbd%c.NHead != 0 {
+		return fmt.Errorf("model: embedding_length %d is not a multiple of head_count %d", c.NEmbd, c.NHead)
+	}
+	if c.HeadDim, err = r.OptInt("attention.key_length", c.NEmbd/c.NHead); err != nil {
+		return err
+	}
+	vl, err := r.OptInt("attention.value_length", c.HeadDim)
+	if err != nil {
+		return err
+	}
+	if vl != c.HeadDim {
+		return unsupported("attention.value_length %d differs from key_length %d", vl, c.HeadDim)
+	}
+	if c.NRot, err = r.OptInt("rope.dimension_count", c.HeadDim); err != nil {
+		return err
+	}
+	if c.NRot > c.HeadDim || c.NRot%2 != 0 {
+		return fmt.Errorf("model: rope.dimension_count %d must be even and <= head length %d", c.NRot, c.HeadDim)
+	}
+	if c.RopeBase, err = r.OptFloat("rope.freq_base", 10000); err != nil {
+		return err
+	}
+	if c.RopeBase <= 0 {
+		return fmt.Errorf("model: %s = %v: must be > 0", r.Key("rope.freq_base"), c.RopeBase)
+	}
+	eps, err := r.OptFloat("attention.layer_norm_rms_epsilon", -1)
+	if err != nil {
+		return err
+	}
+	if eps < 0 {
+		return fmt.Errorf("model: %s: %w", r.Key("attention.layer_norm_rms_epsilon"), gguf.ErrNotFound)
+	}
+	c.RMSEps = eps
+	if err := c.readRopeScaling(r); err != nil {
+		return err
+	}
+	if r.Has("rope.scaling.attn_factor") {
+		af, err := r.OptFloat("rope.scaling.attn_factor", 1)
+		if err != nil {
+			return err
+		}
+		if !(af > 0) {
+			return fmt.Errorf("model: %s = %v: must be > 0", r.Key("rope.scaling.attn_factor"), af)
+		}
+		if af != 1 {
+			c.RopeAttnFactor = af
+		}
+	}
+	if r.Has("rope.scaling.original_context_length") {
+		if c.RopeOrigCtx, err = r.Int("rope.scaling.original_context_length"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readRopeScaling applies llama.cpp's rules: linear scaling divides positions
+// by the factor (freq_scale = 1/factor); yarn and longrope need extra
+// machinery this build does not have (LongRoPE's factor tensors are read
+// without a scaling type, as llama.cpp's phi3 files have none).
+func (c *Config) readRopeScaling(r Reader) error {
+	c.RopeFreqScale = 1
+	typ := "linear"
+	if r.Has("rope.scaling.type") {
+		s, err := r.f.String(r.Key("rope.scaling.type"))
+		if err != nil {
+			return fmt.Errorf("model: %s: %w", r.Key("rope.scaling.type"), err)
+		}
+		typ = s
+	}
+	factor := float32(0)
+	for _, k := range []string{"rope.scaling.factor", "rope.scale_linear"} {
+		if r.Has(k) {
+			v, err := r.f.Float32(r.Key(k))
+			if err != nil {
+				return fmt.Errorf("model: %s: %w", r.Key(k), err)
+			}
+			factor = v
+			break
+		}
+	}
+	switch typ {
+	case "none", "":
+		return nil
+	case "linear":
+		if factor != 0 && factor != 1 {
+			if !(factor > 0) || math.IsInf(float64(factor), 0) {
+				return fmt.Errorf("model: rope scaling factor %v: must be > 0", factor)
+			}
+			c.RopeFreqScale = 1 / factor
+		}
+		return nil
+	default:
+		if factor == 0 || factor == 1 {
+			return nil // declared but inactive
+		}
+		return unsupported("rope scaling type %q", typ)
+	}
+}
+
+// resolve decides the optional features from the tensors present, then
+// checks every tensor the graph will read.
+func (c *Config) resolve(f *gguf.File, s *Spec) error {
+	emb, ok := f.Tensor(tokEmbd.Name)
+	if !ok {
+		return fmt.Errorf("model: tensor %s is missing", tokEmbd.Name)
+	}
+	if len(emb.Dims) != 2 || emb.Dims[1] == 0 || emb.Dims[1] > 1<<24 {
+		return fmt.Errorf("model: tensor %s has shape %v, want [%d, n_vocab]", tokEmbd.Name, emb.Dims, c.NEmbd)
+	}
+	c.NVocab = int(emb.Dims[1])
+	if _, ok := f.Tensor(LayerName(0, "ffn_gate_inp.weight")); ok {
+		return unsupported("mixture-of-experts layers (%s)", LayerName(0, "ffn_gate_inp.weight"))
+	}
+	// Optional features: on when their first tensor is present (layer 0).
+	c.TiedOutput = true
+	decide := func(ts []Tensor, name func(string) string) {
+		for _, t := range ts {
+			if t.Feature == None || !t.Optional {
+				continue
+			}
+			if _, ok := f.Tensor(name(t.Name)); !ok {
+				continue
+			}
+			if t.Feature == Output {
+				c.TiedOutput = false
+			} else {
+				*c.flag(t.Feature) = true
+			}
+		}
+	}
+	global := func(n string) string { return n }
+	layer0 := func(n string) string { return LayerName(0, n) }
+	decide(s.Global, global)
+	decide(s.Layer, layer0)
+	// Required tensors turn their feature on unless a fused alternative
+	// replaces them.
+	s.Defaults(c)
+	for _, t := range s.Global {
+		if c.Used(t) {
+			if err := c.check(f, t, t.Name); err != nil {
+				return err
+			}
+		}
+	}
+	for l := 0; l < c.NLayer; l++ {
+		for _, t := range s.Layer {
+			if c.Used(t) {
+				if err := c.check(f, t, LayerName(l, t.Name)); err != nil {
+					if t.Feature == QKVBias && l == 0 && !t.Optional {
+						return fmt.Errorf("%w (%s needs q/k/v biases)", err, c.Arch)
+					}
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// check verifies presence and shape of one tensor, and that RoPE factors
+// are F32 (the graph reads them as such).
+func (c *Config) check(f *gguf.File, t Tensor, name string) error {
+	ti, ok := f.Tensor(name)
+	if !ok {
+		return fmt.Errorf("model: tensor %s is missing", name)
+	}
+	want := make([]int, len(t.Dims))
+	for i, d := range t.Dims {
+		want[i] = d.size(c)
+	}
+	if len(ti.Dims) < len(want) {
+		return fmt.Errorf("model: tensor %s has shape %v, want %v", name, ti.Dims, want)
+	}
+	for i, d := range ti.Dims {
+		w := 1
+		if i < len(want) {
+			w = want[i]
+		}
+		if d != uint64(w) {
+			return fmt.Errorf("model: tensor %s has shape %v, want %v", name, ti.Dims, want)
+		}
+	}
+	if t.Kind == F32 && ti.Type != ggml.F32 {
+		return unsupported("tensor %s has type %s, want F32", name, ti.Type)
+	}
+	return nil
+}
+
+// Tensors returns the tensors of s the graph reads under c, global ones by
+// full name and layer ones by their name after "blk.N.", in table order.
+func (s *Spec) Tensors(c *Config) (global, layer []Tensor) {
+	for _, t := range s.Global {
+		if c.Used(t) {
+			global = append(global, t)
+		}
+	}
+	for _, t := range s.Layer {
+		if c.Used(t) {
+			layer = append(layer, t)
+		}
+	}
+	return global, layer
+}
+
+// Reader reads <arch>.* metadata keys with llama.cpp's defaults and range
+// checks.
+type Reader struct {
+	f    *gguf.File
+	arch string
+}
+
+// Key is the full name of an <arch>.* key.
+func (r Reader) Key(k string) string { return r.arch + "." + k }
+
+// Has reports whether the key is present.
+func (r Reader) Has(k string) bool {
+	_, ok := r.f.Get(r.Key(k))
+	return ok
+}
+
+// Int reads a required count in [1, 2^24].
+func (r Reader) Int(k string) (int, error) {
+	v, err := r.f.Uint64(r.Key(k))
+	if err != nil {
+		return 0, fmt.Errorf("model: %s: %w", r.Key(k), err)
+	}
+	if v == 0 || v > 1<<24 {
+		return 0, fmt.Errorf("model: %s = %d: out of range", r.Key(k), v)
+	}
+	return int(v), nil
+}
+
+// OptInt is Int with a default when the key is absent.
+func (r Reader) OptInt(k string, def int) (int, error) {
+	if !r.Has(k) {
+		return def, nil
+	}
+	return r.Int(k)
+}
+
+// OptCount reads a count that may be 0 (sliding_window), default def.
+func (r Reader) OptCount(k string, def int) (int, error) {
+	if !r.Has(k) {
+		return def, nil
+	}
+	v, err := r.f.Uint64(r.Key(k))
+	if err != nil {
+		return 0, fmt.Errorf("model: %s: %w", r.Key(k), err)
+	}
+	if v > 1<<24 {
+		return 0, fmt.Errorf("model: %s = %d: out of range", r.Key(k), v)
+	}
+	return int(v), nil
+}
+
+// OptFloat reads a finite float, default def.
+func (r Reader) OptFloat(k string, def float32) (float32, error) {
+	if !r.Has(k) {
+		return def, nil
+	}
+	v, err := r.f.Float32(r.Key(k))
+	if err != nil {
+		return 0, fmt.Errorf("model: %s: %w", r.Key(k), err)
+	}
+	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		return 0, fmt.Errorf("model: %s = %v: not finite", r.Key(k), v)
+	}
+	return v, nil
+}
+
+// softcap reads a soft-cap value (0 or absent = none; negative is refused).
+func (r Reader) softcap(k string, def float32) (float32, error) {
+	v, err := r.OptFloat(k, def)
+	if err != nil {
+		return 0, err
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("model: %s = %v: must be >= 0", r.Key(k), v)
+	}
+	return v, nil
+}
+
+// invSqrt is 1/sqrtf(n) in f32 as llama.cpp computes attention scales.
+func invSqrt(n int) float32 { return 1 / float32(math.Sqrt(float64(float32(n)))) }
