@@ -111,18 +111,18 @@ const (
 type Feature int
 
 const (
-	None       Feature = iota
-	QKVBias            // attn_q/k/v.bias added after the projections
-	OutBias            // attn_output.bias
-	FusedQKV           // one attn_qkv matrix instead of attn_q/k/v
-	FusedBias          // attn_qkv.bias
-	QKNorm             // per-head RMSNorm of q and k before RoPE
-	PostNorms          // RMSNorm of the attention and FFN outputs before each residual add
-	FusedUp            // ffn_up holds gate and up (2·n_ff rows), no ffn_gate
-	Output             // a separate output.weight (else the logits reuse token_embd)
-	OutputBias         // output.bias
-	RopeFreqs          // rope_freqs.weight divides the RoPE frequencies (llama 3.x scaling)
-	RopeFactors        // rope_factors_long/short.weight (LongRoPE)
+	None        Feature = iota
+	QKVBias             // attn_q/k/v.bias added after the projections
+	OutBias             // attn_output.bias
+	FusedQKV            // one attn_qkv matrix instead of attn_q/k/v
+	FusedBias           // attn_qkv.bias
+	QKNorm              // per-head RMSNorm of q and k before RoPE
+	PostNorms           // RMSNorm of the attention and FFN outputs before each residual add
+	FusedUp             // ffn_up holds gate and up (2·n_ff rows), no ffn_gate
+	Output              // a separate output.weight (else the logits reuse token_embd)
+	OutputBias          // output.bias
+	RopeFreqs           // rope_freqs.weight divides the RoPE frequencies (llama 3.x scaling)
+	RopeFactors         // rope_factors_long/short.weight (LongRoPE)
 )
 
 // Tensor is one row of an architecture's tensor table.
