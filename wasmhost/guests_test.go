@@ -29,7 +29,7 @@ func TestInspectGuestDeps(t *testing.T) {
 		t.Fatalf("go list listed only %q", deps)
 	}
 	const mod = "github.com/memvanta/memvanta/"
-	allowed := map[string]bool{"core/ggml": true, "core/gguf": true, "core/inspect": true,
+	allowed := map[string]bool{"core/ggml": true, "core/gguf": true, "core/inspect": true, "core/arch": true,
 		"wasmhost/job": true, "wasmhost/internal/guestmain": true, "wasmhost/inspectguest": true}
 	for _, d := range deps {
 		if strings.HasPrefix(d, mod) && !allowed[strings.TrimPrefix(d, mod)] {

@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/memvanta/memvanta/core/gguf"
 )
 
 // ErrUnsupported marks a model this build cannot run (architecture, tensor
@@ -32,6 +34,9 @@ var ErrUnsupported = errors.New("unsupported model")
 func unsupported(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, a...))
 }
+
+// Unsupported is an ErrUnsupported error with a formatted reason.
+func Unsupported(format string, a ...any) error { return unsupported(format, a...) }
 
 // RopeStyle says which elements RoPE rotates together: llama pairs adjacent
 // elements (2i, 2i+1); GPT-NeoX style (qwen, gemma, phi3) pairs i with
@@ -184,7 +189,7 @@ func Names() []string {
 
 // errUnknown is the one-line refusal of an architecture not in the table.
 func errUnknown(name string) error {
-	return unsupported("architecture %q (supported: %s)", name, strings.Join(Names(), ", "))
+	return unsupported("architecture %s (supported: %s)", gguf.QuoteName(name), strings.Join(Names(), ", "))
 }
 
 // Common tensor rows, shared by the architecture files.

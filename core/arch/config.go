@@ -147,7 +147,37 @@ func Load(f *gguf.File) (Config, *Spec, error) {
 	if err := c.resolve(f, s); err != nil {
 		return Config{}, nil, err
 	}
+	if err := c.checkVocab(f, r); err != nil {
+		return Config{}, nil, err
+	}
 	return c, s, nil
+}
+
+// checkVocab requires the tokenizer's vocabulary (and <arch>.vocab_size,
+// when given) to have exactly one token per embedding and output row, as
+// llama.cpp does at load. Otherwise token ids past the table would be
+// refused mid-generation (or rows never produced by the tokenizer would be
+// sampled), which once showed up as empty output and a zero exit status.
+func (c *Config) checkVocab(f *gguf.File, r Reader) error {
+	rows := fmt.Sprintf("%s has %d rows", tokEmbd.Name, c.NVocab)
+	if !c.TiedOutput {
+		rows = fmt.Sprintf("%s and %s have %d rows", tokEmbd.Name, output.Name, c.NVocab)
+	}
+	if v, ok := f.Get("tokenizer.ggml.tokens"); ok {
+		if n := v.Len(); n != c.NVocab {
+			return fmt.Errorf("model: the tokenizer has %d tokens (tokenizer.ggml.tokens) but %s: vocabulary and weights disagree", n, rows)
+		}
+	}
+	if r.Has("vocab_size") {
+		n, err := f.Uint64(r.Key("vocab_size"))
+		if err != nil {
+			return fmt.Errorf("model: %s: %w", r.Key("vocab_size"), err)
+		}
+		if n != uint64(c.NVocab) {
+			return fmt.Errorf("model: %s = %d but %s: vocabulary and weights disagree", r.Key("vocab_size"), n, rows)
+		}
+	}
+	return nil
 }
 
 // readCommon reads the keys every architecture shares.
@@ -199,12 +229,15 @@ func (c *Config) readCommon(r Reader) error {
 	if c.RopeBase <= 0 {
 		return fmt.Errorf("model: %s = %v: must be > 0", r.Key("rope.freq_base"), c.RopeBase)
 	}
-	eps, err := r.OptFloat("attention.layer_norm_rms_epsilon", -1)
+	if !r.Has("attention.layer_norm_rms_epsilon") {
+		return fmt.Errorf("model: %s: %w", r.Key("attention.layer_norm_rms_epsilon"), gguf.ErrNotFound)
+	}
+	eps, err := r.OptFloat("attention.layer_norm_rms_epsilon", 0)
 	if err != nil {
 		return err
 	}
 	if eps < 0 {
-		return fmt.Errorf("model: %s: %w", r.Key("attention.layer_norm_rms_epsilon"), gguf.ErrNotFound)
+		return fmt.Errorf("model: %s = %v: negative", r.Key("attention.layer_norm_rms_epsilon"), eps)
 	}
 	c.RMSEps = eps
 	if err := c.readRopeScaling(r); err != nil {
@@ -270,7 +303,7 @@ func (c *Config) readRopeScaling(r Reader) error {
 		if factor == 0 || factor == 1 {
 			return nil // declared but inactive
 		}
-		return unsupported("rope scaling type %q", typ)
+		return unsupported("rope scaling type %s", gguf.QuoteName(typ))
 	}
 }
 
@@ -281,7 +314,8 @@ func (c *Config) resolve(f *gguf.File, s *Spec) error {
 	if !ok {
 		return fmt.Errorf("model: tensor %s is missing", tokEmbd.Name)
 	}
-	if len(emb.Dims) != 2 || emb.Dims[1] == 0 || emb.Dims[1] > 1<<24 {
+	// Trailing dimensions of 1 are checked by check, as for every tensor.
+	if len(emb.Dims) < 2 || emb.Dims[1] == 0 || emb.Dims[1] > 1<<24 {
 		return fmt.Errorf("model: tensor %s has shape %v, want [%d, n_vocab]", tokEmbd.Name, emb.Dims, c.NEmbd)
 	}
 	c.NVocab = int(emb.Dims[1])

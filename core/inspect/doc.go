@@ -16,7 +16,7 @@
 //	alignment        number  tensor data alignment in bytes
 //	data_offset      number  absolute offset of the tensor data section
 //	architecture     string  general.architecture ("" if absent)
-//	known_architecture bool  an architecture memvanta executes (llama, qwen2)
+//	known_architecture bool  an architecture memvanta executes (core/arch's table)
 //	name             string  general.name ("" if absent)
 //	file_type        number  general.file_type (omitted if absent)
 //	parameters       number  sum of tensor element counts
@@ -25,7 +25,7 @@
 //	type_mix         array   one {"type","count","bytes"} per ggml type present, by type id
 //	context_length   number  <arch>.context_length (omitted if absent)
 //	hyperparameters  array   {"key","value"} for each well-known <arch>.* key present,
-//	                         in a fixed order (see hyperKeys), key without the arch prefix
+//	                         in a fixed order (see hyperKeys, then the architecture's own keys), key without the arch prefix
 //	tokenizer        object  {"model","pre","vocab_size","merges","bos_id","eos_id"};
 //	                         model/pre "" and ids -1 when absent (omitted if no tokenizer.ggml.* key)
 //	chat_template    bool    tokenizer.chat_template present

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/memvanta/memvanta/core/arch"
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/gguf"
 )
@@ -28,9 +30,6 @@ type Options struct {
 // headLen is how many leading elements summarise a long array.
 const headLen = 8
 
-// knownArchs are the architectures memvanta's model package executes.
-var knownArchs = []string{"llama", "qwen2"} // as core/model.ConfigFromGGUF accepts
-
 // hyperKeys are the <arch>.* hyperparameters shown for any architecture,
 // in display order.
 var hyperKeys = []string{
@@ -39,6 +38,23 @@ var hyperKeys = []string{
 	"attention.layer_norm_rms_epsilon", "attention.layer_norm_epsilon", "attention.sliding_window",
 	"rope.dimension_count", "rope.freq_base", "rope.scaling.type", "rope.scaling.factor",
 	"rope.scaling.original_context_length", "expert_count", "expert_used_count", "vocab_size",
+}
+
+// archHyperKeys are hyperKeys followed by the keys an executable
+// architecture's table reads beyond them (core/arch Spec.Keys: soft-caps,
+// sliding-window pattern, LongRoPE factor ...).
+func archHyperKeys(name string) []string {
+	s, ok := arch.Lookup(name)
+	if !ok {
+		return hyperKeys
+	}
+	keys := append([]string(nil), hyperKeys...)
+	for _, k := range s.Keys {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // Report is the inspect summary. Its JSON form is the documented schema.
@@ -119,11 +135,7 @@ func Build(f *gguf.File, opts Options) *Report {
 	}
 	r.Architecture, _ = f.String("general.architecture")
 	r.Name, _ = f.String("general.name")
-	for _, a := range knownArchs {
-		if r.Architecture == a {
-			r.KnownArchitecture = true
-		}
-	}
+	_, r.KnownArchitecture = arch.Lookup(r.Architecture)
 	if ft, err := f.Uint32("general.file_type"); err == nil {
 		r.FileType = &ft
 	}
@@ -146,7 +158,7 @@ func Build(f *gguf.File, opts Options) *Report {
 		}
 	}
 	if r.Architecture != "" {
-		for _, k := range hyperKeys {
+		for _, k := range archHyperKeys(r.Architecture) {
 			if v, ok := f.Get(r.Architecture + "." + k); ok && v.Type != gguf.TypeArray {
 				r.Hyperparameters = append(r.Hyperparameters, Hyper{Key: k, Value: scalarJSON(v)})
 			}

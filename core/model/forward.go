@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/memvanta/memvanta/core/arch"
 	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/kernels"
 )
 
@@ -18,8 +20,9 @@ type Options struct {
 	Kernels *kernels.Impl // nil means kernels.Select()
 }
 
-// Tensor slots of one layer group, in Acquire order. Biases follow the nine
-// matrices and norms when the model has them.
+// Tensor slots of one layer: every per-layer tensor any architecture's
+// table (core/arch) names has a slot, the shared blocks read their tensors
+// by slot, and a layer group acquires the ones its file uses in table order.
 const (
 	sAttnNorm = iota
 	sQ
@@ -34,15 +37,25 @@ const (
 	sBK
 	sBV
 	sBO
+	sQKV
+	sBQKV
+	sQNorm
+	sKNorm
+	sPostAttn
+	sPostFFN
+	nSlots
 )
 
-var layerTensors = []string{"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
+var layerTensors = [nSlots]string{"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
 	"attn_output.weight", "ffn_norm.weight", "ffn_gate.weight", "ffn_up.weight", "ffn_down.weight",
-	"attn_q.bias", "attn_k.bias", "attn_v.bias", "attn_output.bias"}
+	"attn_q.bias", "attn_k.bias", "attn_v.bias", "attn_output.bias", "attn_qkv.weight", "attn_qkv.bias",
+	"attn_q_norm.weight", "attn_k_norm.weight", "post_attention_norm.weight", "post_ffw_norm.weight"}
 
-// Model runs the llama graph over one sequence. It owns the KV cache and all
-// scratch, so a forward pass allocates nothing once warmed up. Not safe for
-// concurrent use.
+// Model runs a decoder-only transformer over one sequence: the shared
+// blocks (norms, attention, feed-forward, residual adds) composed as the
+// file's architecture says (Config, from core/arch). It owns the KV cache
+// and all scratch, so a forward pass allocates nothing once warmed up. Not
+// safe for concurrent use.
 type Model struct {
 	Cfg  Config
 	w    Weights
@@ -52,22 +65,25 @@ type Model struct {
 	nb   int // batch capacity
 
 	plan        Plan
-	slot        []int       // slot -> index in a layer group's tensors, -1 if absent
-	types       []ggml.Type // layer*len(layerTensors)+slot -> that tensor's own type
+	slot        [nSlots]int // slot -> index in a layer group's tensors, -1 if absent
+	types       []ggml.Type // layer*nSlots+slot -> that tensor's own type
 	outType     ggml.Type
 	outNormType ggml.Type
+	outBiasType ggml.Type
 	embName     string
 	embType     ggml.Type
 	embRow      []byte
 	ropeFreqs   []float32
+	embScale    float32 // gemma: sqrt(n_embd); 0 = none
+	qScale      float32 // with Cfg.ScaleQ: q's scale after RoPE
 
 	// scratch, sized for nb tokens
 	x, xn, q, kk, vv, att, tmp, gate, up []float32
-	normW, bias                          []float32
+	normW, bias, qkNormW, outBiasW       []float32
 	actBuf                               [3][]byte
 	attn                                 []attnScratch
 	logits                               []float32
-	rope                                 kernels.Rope
+	rope, ropeSWA                        kernels.Rope // global and sliding-window layers
 	ropeCS                               []float32
 	fz                                   fusedMV // generation's fused dispatches
 	aj                                   attnJob
@@ -101,15 +117,50 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 	if err := w.Declare(m.plan); err != nil {
 		return nil, fmt.Errorf("model: declaring access plan: %w", err)
 	}
-	if cfg.RopeFreqs {
-		if err := m.loadRopeFreqs(); err != nil {
+	var ff []float32
+	switch {
+	case cfg.RopeFreqs:
+		if ff, err = m.loadF32(ropeFreqsT); err != nil {
+			return nil, err
+		}
+	case cfg.RopeFactors:
+		// LongRoPE: the long-context factors when the context in use
+		// exceeds the original one, as llama.cpp chooses by n_ctx.
+		orig := cfg.RopeOrigCtx
+		if orig == 0 {
+			orig = cfg.NCtxTrain
+		}
+		name := ropeShortT
+		if opt.Ctx > orig {
+			name = ropeLongT
+		}
+		if ff, err = m.loadF32(name); err != nil {
 			return nil, err
 		}
 	}
+	m.ropeFreqs = ff
 	m.rope = kernels.Rope{Dims: cfg.NRot, Base: cfg.RopeBase, Scale: cfg.RopeFreqScale,
-		NeoX: cfg.RopeStyle == RopeNeoX, FreqFactors: m.ropeFreqs}
+		NeoX: cfg.RopeStyle == RopeNeoX, FreqFactors: ff, AttnFactor: cfg.RopeAttnFactor}
 	if err := m.rope.Check(cfg.HeadDim); err != nil {
 		return nil, fmt.Errorf("model: %w", err)
+	}
+	m.ropeSWA = m.rope
+	if cfg.SlidingWindow > 0 {
+		// llama.cpp's sliding layers take their own base and scale and no
+		// frequency factors.
+		m.ropeSWA.Base, m.ropeSWA.Scale, m.ropeSWA.FreqFactors = cfg.RopeBaseSWA, cfg.RopeScaleSWA, nil
+		if err := m.ropeSWA.Check(cfg.HeadDim); err != nil {
+			return nil, fmt.Errorf("model: sliding layers: %w", err)
+		}
+	}
+	if cfg.EmbedScale {
+		m.embScale = float32(math.Sqrt(float64(float32(cfg.NEmbd))))
+	}
+	if cfg.ScaleQ {
+		m.qScale = cfg.AttnScale
+		if m.qScale == 0 {
+			m.qScale = 1 / float32(math.Sqrt(float64(float32(cfg.HeadDim))))
+		}
 	}
 	m.alloc()
 	m.pool = kernels.NewPool(opt.Threads)
@@ -120,10 +171,15 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 }
 
 // buildPlan lists the groups in execution order: the input group (served
-// by Row lookups only, never acquired whole), one group per layer, and the
-// output group.
+// by Row lookups only, never acquired whole), one group per layer (the
+// tensors the architecture's table uses for this file, in table order), and
+// the output group.
 func (m *Model) buildPlan() error {
 	c := m.Cfg
+	spec, ok := arch.Lookup(c.Arch)
+	if !ok {
+		return unsupported("architecture %s", gguf.QuoteName(c.Arch))
+	}
 	m.embName = tokEmbd
 	emb, ok := m.w.Info(tokEmbd)
 	if !ok {
@@ -136,19 +192,22 @@ func (m *Model) buildPlan() error {
 	}
 	m.embRow = make([]byte, rs)
 
-	m.slot = make([]int, len(layerTensors))
 	// Every tensor keeps its own type: llama.cpp's mixes (Q4_K_M and the
 	// like) vary the type by layer and by slot, and each projection picks
 	// its kernels from its own type.
-	m.types = make([]ggml.Type, c.NLayer*len(layerTensors))
-	var names []string
-	for s, n := range layerTensors {
+	m.types = make([]ggml.Type, c.NLayer*nSlots)
+	for s := range m.slot {
 		m.slot[s] = -1
-		present := s < sBQ || (s <= sBV && c.QKVBias) || (s == sBO && c.OutBias)
-		if present {
-			m.slot[s] = len(names)
-			names = append(names, n)
+	}
+	_, table := spec.Tensors(&c)
+	var names []string
+	for _, t := range table {
+		s := slotOf(t.Name)
+		if s < 0 {
+			return fmt.Errorf("model: %s's table names %s, which no graph block reads", c.Arch, t.Name)
 		}
+		m.slot[s] = len(names)
+		names = append(names, t.Name)
 	}
 	groups := []Group{{Name: "input", Tensors: []string{tokEmbd}}}
 	for i := 0; i < c.NLayer; i++ {
@@ -159,7 +218,7 @@ func (m *Model) buildPlan() error {
 			if !ok {
 				return fmt.Errorf("model: tensor %s is missing", full)
 			}
-			m.types[i*len(layerTensors)+slotOf(n)] = ti.Type
+			m.types[i*nSlots+slotOf(n)] = ti.Type
 			g.Tensors = append(g.Tensors, full)
 		}
 		groups = append(groups, g)
@@ -178,7 +237,16 @@ func (m *Model) buildPlan() error {
 		return fmt.Errorf("model: tensor %s is missing", outNorm)
 	}
 	m.outNormType = nt.Type
-	groups = append(groups, Group{Name: "output", Tensors: []string{outNorm, out}})
+	outG := Group{Name: "output", Tensors: []string{outNorm, out}}
+	if c.OutputBias {
+		bt, ok := m.w.Info(outBias)
+		if !ok {
+			return fmt.Errorf("model: tensor %s is missing", outBias)
+		}
+		m.outBiasType = bt.Type
+		outG.Tensors = append(outG.Tensors, outBias)
+	}
+	groups = append(groups, outG)
 	m.plan = Plan{Groups: groups}
 	return nil
 }
@@ -192,20 +260,28 @@ func slotOf(name string) int {
 	return -1
 }
 
-func (m *Model) loadRopeFreqs() error {
-	ti, ok := m.w.Info(ropeFreqsT)
+// Global tensors read once at New.
+const (
+	ropeFreqsT = "rope_freqs.weight"
+	ropeLongT  = "rope_factors_long.weight"
+	ropeShortT = "rope_factors_short.weight"
+)
+
+// loadF32 reads a small F32 tensor (RoPE factors) whole.
+func (m *Model) loadF32(name string) ([]float32, error) {
+	ti, ok := m.w.Info(name)
 	if !ok || ti.Type != ggml.F32 {
-		return fmt.Errorf("model: tensor %s missing or not F32", ropeFreqsT)
+		return nil, fmt.Errorf("model: tensor %s missing or not F32", name)
 	}
 	b := make([]byte, ti.Size)
-	if err := m.w.Row(context.Background(), ropeFreqsT, 0, b); err != nil {
-		return fmt.Errorf("model: reading %s: %w", ropeFreqsT, err)
+	if err := m.w.Row(context.Background(), name, 0, b); err != nil {
+		return nil, fmt.Errorf("model: reading %s: %w", name, err)
 	}
-	m.ropeFreqs = make([]float32, ti.Elements())
-	if err := m.k.Dequantize(ggml.F32, b, m.ropeFreqs); err != nil {
-		return fmt.Errorf("model: %s: %w", ropeFreqsT, err)
+	v := make([]float32, ti.Elements())
+	if err := m.k.Dequantize(ggml.F32, b, v); err != nil {
+		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}
-	return nil
+	return v, nil
 }
 
 func (m *Model) alloc() {
@@ -220,7 +296,11 @@ func (m *Model) alloc() {
 	m.gate = make([]float32, nb*c.NFF)
 	m.up = make([]float32, nb*c.NFF)
 	m.normW = make([]float32, c.NEmbd)
-	m.bias = make([]float32, max(c.QDim(), c.NEmbd))
+	m.bias = make([]float32, max(c.QDim()+2*c.KVDim(), c.NEmbd))
+	m.qkNormW = make([]float32, 2*c.HeadDim)
+	if c.OutputBias {
+		m.outBiasW = make([]float32, c.NVocab)
+	}
 	m.logits = make([]float32, c.NVocab)
 	m.ropeCS = make([]float32, nb*c.NRot) // one cos/sin cache per batch token
 	widest := max(c.NEmbd, c.QDim(), c.NFF)
@@ -299,6 +379,9 @@ func (m *Model) batch(ctx context.Context, toks []int32, wantLogits bool) error 
 		if err := m.k.Dequantize(m.embType, m.embRow, m.x[b*E:(b+1)*E]); err != nil {
 			return fmt.Errorf("model: embedding of token %d: %w", t, err)
 		}
+		if m.embScale != 0 {
+			kernels.Scale(m.x[b*E:(b+1)*E], m.embScale)
+		}
 	}
 	for l := 0; l < c.NLayer; l++ {
 		g := 1 + l
@@ -327,7 +410,10 @@ func (m *Model) batch(ctx context.Context, toks []int32, wantLogits bool) error 
 		return fmt.Errorf("model: %s: %w", outNorm, err)
 	}
 	kernels.RMSNorm(m.xn[:E], last, m.normW, c.RMSEps)
-	return m.project(m.xn[:E], 1, E, proj{m.outType, ts[1], c.NVocab, m.logits})
+	if err := m.project(m.xn[:E], 1, E, proj{m.outType, ts[1], c.NVocab, m.logits}); err != nil {
+		return err
+	}
+	return m.logitsOut(ts)
 }
 
 // proj is one weight matrix applied to a batch: rows outputs per token.
@@ -394,138 +480,6 @@ func (m *Model) project(x []float32, nb, cols int, ps ...proj) error {
 	return nil
 }
 
-// addBias adds a bias vector (stored in any dequantizable type) to each of
-// nb rows of y.
-func (m *Model) addBias(y []float32, nb int, t ggml.Type, b []byte, n int) error {
-	if err := m.k.Dequantize(t, b, m.bias[:n]); err != nil {
-		return err
-	}
-	for i := 0; i < nb; i++ {
-		kernels.Add(y[i*n:(i+1)*n], m.bias[:n])
-	}
-	return nil
-}
-
-// norm writes RMSNorm(x)*w for nb rows into xn, w being a norm tensor.
-func (m *Model) norm(t ggml.Type, w []byte, nb int) error {
-	E := m.Cfg.NEmbd
-	if err := m.k.Dequantize(t, w, m.normW); err != nil {
-		return err
-	}
-	if nb == 1 {
-		kernels.RMSNorm(m.xn[:E], m.x[:E], m.normW, m.Cfg.RMSEps)
-		return nil
-	}
-	m.pool.Run(nb, 1, func(lo, hi int) {
-		for b := lo; b < hi; b++ {
-			kernels.RMSNorm(m.xn[b*E:(b+1)*E], m.x[b*E:(b+1)*E], m.normW, m.Cfg.RMSEps)
-		}
-	})
-	return nil
-}
-
-// layer runs one transformer block on the batch in m.x, in place.
-func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
-	c := m.Cfg
-	E, Q, KV, F := c.NEmbd, c.QDim(), c.KVDim(), c.NFF
-	T := func(s int) []byte { return ts[m.slot[s]] }
-	ty := m.types[l*len(layerTensors) : (l+1)*len(layerTensors)]
-
-	// Attention block.
-	if err := m.norm(ty[sAttnNorm], T(sAttnNorm), nb); err != nil {
-		return err
-	}
-	qp, kp, vp := proj{ty[sQ], T(sQ), Q, m.q}, proj{ty[sK], T(sK), KV, m.kk}, proj{ty[sV], T(sV), KV, m.vv}
-	if nb == 1 {
-		if err := m.fusedMatVec(m.xn, E, qp, kp, vp); err != nil {
-			return err
-		}
-	} else if err := m.project(m.xn, nb, E, qp, kp, vp); err != nil {
-		return err
-	}
-	if c.QKVBias {
-		for _, s := range []struct {
-			slot int
-			y    []float32
-			n    int
-		}{{sBQ, m.q, Q}, {sBK, m.kk, KV}, {sBV, m.vv, KV}} {
-			if err := m.addBias(s.y, nb, ty[s.slot], T(s.slot), s.n); err != nil {
-				return err
-			}
-		}
-	}
-	// RoPE and the cache store of token 0 run here, so that a store error
-	// is returned; the other tokens have the same geometry and cannot fail,
-	// and in prefill they are spread over the pool.
-	if err := m.ropeStore(l, pos0, 0); err != nil {
-		return err
-	}
-	if nb > 1 {
-		m.pool.Run(nb-1, 1, func(lo, hi int) {
-			for b := lo + 1; b <= hi; b++ {
-				_ = m.ropeStore(l, pos0, b)
-			}
-		})
-	}
-	m.attendBatch(l, pos0, nb)
-	if err := m.project(m.att, nb, Q, proj{ty[sO], T(sO), E, m.tmp}); err != nil {
-		return err
-	}
-	if c.OutBias {
-		if err := m.addBias(m.tmp, nb, ty[sBO], T(sBO), E); err != nil {
-			return err
-		}
-	}
-	m.residual(nb)
-
-	// Feed-forward block: down(silu(gate(x)) * up(x)).
-	if err := m.norm(ty[sFFNNorm], T(sFFNNorm), nb); err != nil {
-		return err
-	}
-	gp, up := proj{ty[sGate], T(sGate), F, m.gate}, proj{ty[sUp], T(sUp), F, m.up}
-	if nb == 1 {
-		a, err := m.fusedSwiGLU(m.xn, E, gp, up, ty[sDown])
-		if err != nil {
-			return err
-		}
-		m.k.MatVec(m.pool, ty[sDown], E, F, T(sDown), a, m.tmp[:E])
-	} else {
-		if err := m.project(m.xn, nb, E, gp, up); err != nil {
-			return err
-		}
-		m.pool.Run(nb, 1, func(lo, hi int) { m.k.SiLUMul(m.gate[lo*F:hi*F], m.up[lo*F:hi*F]) })
-		if err := m.project(m.gate, nb, F, proj{ty[sDown], T(sDown), E, m.tmp}); err != nil {
-			return err
-		}
-	}
-	m.residual(nb)
-	return nil
-}
-
-// residual adds the block output m.tmp into m.x for nb rows, spread over
-// the pool in prefill.
-func (m *Model) residual(nb int) {
-	E := m.Cfg.NEmbd
-	if nb == 1 {
-		kernels.Add(m.x[:E], m.tmp[:E])
-		return
-	}
-	m.pool.Run(nb, 1, func(lo, hi int) { kernels.Add(m.x[lo*E:hi*E], m.tmp[lo*E:hi*E]) })
-}
-
-// ropeStore rotates batch token b's q and k (at position pos0+b) and
-// stores its k and v in the cache for layer l.
-func (m *Model) ropeStore(l, pos0, b int) error {
-	c := m.Cfg
-	Q, KV := c.QDim(), c.KVDim()
-	pos := pos0 + b
-	cs := m.ropeCS[b*c.NRot : (b+1)*c.NRot]
-	m.rope.Cache(pos, cs)
-	m.rope.ApplyCache(m.q[b*Q:(b+1)*Q], c.HeadDim, cs)
-	m.rope.ApplyCache(m.kk[b*KV:(b+1)*KV], c.HeadDim, cs)
-	return m.kv.store(m.k, l, pos, m.kk[b*KV:(b+1)*KV], m.vv[b*KV:(b+1)*KV])
-}
-
 // attnBlock is how many batch tokens share one pass over a kv head's
 // cached rows: with GQA group 8 that is 64 query rows per key/value row read,
 // and the scores (64 × context floats) stay in L2.
@@ -563,12 +517,18 @@ func (m *Model) attendBatch(l, pos0, nb int) {
 		}
 	}
 	m.aj = attnJob{l: l, pos0: pos0, nb: nb, tb: tb, grain: grain}
+	m.aj.scale, m.aj.softcap, m.aj.window = m.attnParams(l)
 	m.pool.Run(items, grain, m.attnRun)
 }
 
 // attnJob is the current attendBatch call, read by attnWork on the pool
-// (a bound method, so dispatching allocates nothing).
-type attnJob struct{ l, pos0, nb, tb, grain int }
+// (a bound method, so dispatching allocates nothing), with the layer's
+// attention options (attnParams).
+type attnJob struct {
+	l, pos0, nb, tb, grain int
+	scale, softcap         float32
+	window                 int
+}
 
 func (m *Model) attnWork(lo, hi int) {
 	c, j := m.Cfg, m.aj
@@ -603,7 +563,7 @@ func (m *Model) attendF16(l, pos0, b0, b1, g int, sc *attnScratch) {
 	nq := nt * group
 	ws := pos0 + b1 // score row stride: the last token's context length
 	nShared := pos0 + b0 + 1
-	scale := float32(1 / math.Sqrt(float64(hd)))
+	scale := m.aj.scale
 
 	// Queries are rounded to F16 as llama.cpp converts Q for an F16 cache,
 	// so every product with a key is exact.
@@ -623,8 +583,11 @@ func (m *Model) attendF16(l, pos0, b0, b1, g int, sc *attnScratch) {
 		m.k.ScoresF16(qs[j0*hd:], nq-j0, hd, kv.keyHead(l, p, g), kv.rowBytes, 1, scale, S[j0*ws+p:], ws)
 	}
 	for j := 0; j < nq; j++ {
-		n := pos0 + b0 + j/group + 1
-		m.k.Softmax(S[j*ws : j*ws+n])
+		pos := pos0 + b0 + j/group
+		if m.aj.softcap != 0 || m.aj.window > 0 {
+			capMask(S[j*ws:], pos, m.aj.softcap, m.aj.window)
+		}
+		m.k.Softmax(S[j*ws : j*ws+pos+1])
 	}
 	out := sc.out[:nq*hd]
 	clear(out)
@@ -654,7 +617,7 @@ func (m *Model) attend(l, pos, g int, q, out []float32, sc *attnScratch) {
 	hd := c.HeadDim
 	group := c.NHead / c.NHeadKV
 	n := pos + 1
-	scale := float32(1 / math.Sqrt(float64(hd)))
+	scale := m.aj.scale
 	kt := m.kv.Type()
 	dot := m.k.Dot(kt)
 	at := kernels.ActType(kt)
@@ -665,6 +628,9 @@ func (m *Model) attend(l, pos, g int, q, out []float32, sc *attnScratch) {
 		s := sc.scores[j*n : (j+1)*n]
 		for p := 0; p < n; p++ {
 			s[p] = dot(hd, m.kv.keyHead(l, p, g), qb) * scale
+		}
+		if m.aj.softcap != 0 || m.aj.window > 0 {
+			capMask(s, pos, m.aj.softcap, m.aj.window)
 		}
 		m.k.Softmax(s)
 		clear(out[h*hd : (h+1)*hd])

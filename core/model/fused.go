@@ -47,7 +47,7 @@ type fusedMV struct {
 	// SwiGLU mode: mats[0] is gate, mats[1] up; each chunk then computes
 	// gate = silu(gate)·up on its rows and encodes them as actT into act
 	// (blkBytes per block of blk elements; chunks are whole blocks).
-	swiglu        bool
+	swiglu, geglu bool
 	actT          ggml.Type
 	act           []byte
 	blk, blkBytes int
@@ -75,7 +75,11 @@ func (f *fusedMV) work(lo, hi int) {
 		g, u := &f.mats[0], &f.mats[1]
 		f.rows(g, s.lo, s.hi)
 		f.rows(u, s.lo, s.hi)
-		f.k.SiLUMul(g.y[s.lo:s.hi], u.y[s.lo:s.hi])
+		if f.geglu {
+			kernels.GeLUMul(g.y[s.lo:s.hi], u.y[s.lo:s.hi])
+		} else {
+			f.k.SiLUMul(g.y[s.lo:s.hi], u.y[s.lo:s.hi])
+		}
 		o0, o1 := s.lo/f.blk*f.blkBytes, s.hi/f.blk*f.blkBytes
 		// Cannot fail: whole blocks of a type checked by the caller.
 		_ = f.k.QuantizeAct(f.actT, g.y[s.lo:s.hi], f.act[o0:o1])
@@ -141,16 +145,17 @@ func (m *Model) fusedMatVec(x []float32, cols int, ps ...proj) error {
 	return nil
 }
 
-// fusedSwiGLU computes gate and up of one input row x, gate = silu(gate)·up,
-// and the down projection's encoded input (returned) in one dispatch.
-func (m *Model) fusedSwiGLU(x []float32, cols int, gate, up proj, downT ggml.Type) ([]byte, error) {
+// fusedGLU computes gate and up of one input row x, gate = silu(gate)·up
+// (gelu(gate)·up if geglu), and the down projection's encoded input
+// (returned) in one dispatch.
+func (m *Model) fusedGLU(x []float32, cols int, gate, up proj, downT ggml.Type, geglu bool) ([]byte, error) {
 	f := &m.fz
 	var acts [2][]byte
 	ps := [2]proj{gate, up}
 	if err := m.encodeOnce(x, cols, ps[:], acts[:]); err != nil {
 		return nil, err
 	}
-	f.swiglu = true
+	f.swiglu, f.geglu = true, geglu
 	f.actT = kernels.ActType(downT)
 	f.blk = f.actT.BlockSize()
 	bb, err := ggml.RowSize(f.actT, uint64(f.blk))
