@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const inspectSHA256 = "bd5fa1073fd744bd3f59c8dd647c905c13a4d98f1772f9f4918c4c5b391085e6"
+const inspectSHA256 = "d3b033e1d1f3cac09c3e1c00cbf2d11eb2df5f9f05391f2a3178a232808edd25"
