@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -12,6 +13,12 @@ import (
 // goroutines. Work is handed out in chunks from an atomic counter, so a worker
 // descheduled by a busy machine does not stall the others on a fixed share.
 // A nil *Pool runs everything on the caller.
+//
+// Weights are often slices of a file mapping, which raise SIGBUS when the
+// file is truncated under them. Workers run with debug.SetPanicOnFault, so
+// such a fault (or any panic) in a worker is caught and re-raised on the
+// goroutine that called Run, once every helper has finished the job: the
+// caller (core/model.Forward) can then recover it into an error.
 type Pool struct {
 	threads int
 	jobs    chan *job
@@ -31,11 +38,12 @@ func (p *Pool) gemmBuffers() *gemmBuffers {
 }
 
 type job struct {
-	f     func(lo, hi int)
-	n     int
-	grain int
-	next  atomic.Int64
-	done  sync.WaitGroup
+	f      func(lo, hi int)
+	n      int
+	grain  int
+	next   atomic.Int64
+	done   sync.WaitGroup
+	failed atomic.Pointer[any] // first panic value of a helper
 }
 
 // NewPool starts a pool of threads workers (counting the caller). threads <= 0
@@ -68,10 +76,23 @@ func (p *Pool) Threads() int {
 
 func (p *Pool) worker() {
 	defer p.exited.Done()
+	debug.SetPanicOnFault(true)
 	for j := range p.jobs {
-		j.work()
-		j.done.Done()
+		j.helpSafely()
 	}
+}
+
+// helpSafely runs the job on a helper and records a panic (a memory fault
+// on a truncated mapping included) for Run to re-raise on its caller.
+func (j *job) helpSafely() {
+	defer func() {
+		if r := recover(); r != nil {
+			j.failed.CompareAndSwap(nil, &r)
+			j.next.Store(int64(j.n)) // the other goroutines stop taking chunks
+		}
+		j.done.Done()
+	}()
+	j.work()
 }
 
 func (j *job) work() {
@@ -113,8 +134,18 @@ func (p *Pool) Run(n, grain int, f func(lo, hi int)) {
 		p.jobs <- j
 	}
 	p.mu.RUnlock()
+	j.workCaller()
+	if r := j.failed.Load(); r != nil {
+		panic(*r)
+	}
+}
+
+// workCaller runs the caller's share and waits for the helpers even if it
+// panics, so no helper is still writing into the caller's buffers when the
+// panic unwinds past Run.
+func (j *job) workCaller() {
+	defer j.done.Wait()
 	j.work()
-	j.done.Wait()
 }
 
 // Close stops the workers and waits for them to exit. It is idempotent; Run

@@ -341,11 +341,16 @@ func (m *Model) Reset() { m.kv.Reset() }
 // predict the next token (valid until the next call). The tokens run in
 // batches of up to Options.Batch; on error or cancellation the sequence is
 // left as it was before the call.
-func (m *Model) Forward(ctx context.Context, tokens []int32) ([]float32, error) {
+//
+// A memory fault while reading the weights (a mapped model file truncated
+// during the run) is returned as an error wrapping ErrWeightsFault (see
+// fault.go), not a crash.
+func (m *Model) Forward(ctx context.Context, tokens []int32) (logits []float32, err error) {
 	if len(tokens) == 0 {
 		return nil, fmt.Errorf("model: Forward with no tokens")
 	}
 	start := m.kv.Len()
+	defer m.recoverFault(start, &err)()
 	if err := m.kv.reserve(start, len(tokens)); err != nil {
 		return nil, err
 	}

@@ -141,6 +141,22 @@ func (m *Map) File() *os.File { return m.f }
 // ReadAt when the caller cannot tolerate that.
 func (m *Map) Bytes() []byte { return m.data }
 
+// Offset returns the file offset that address addr of the mapping holds,
+// and whether addr lies in the mapping at all (its last page included): a
+// memory fault's address tells this way which file and byte it was.
+func (m *Map) Offset(addr uintptr) (int64, bool) {
+	if len(m.data) == 0 {
+		return 0, false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))
+	ps := uintptr(os.Getpagesize())
+	end := (base + uintptr(len(m.data)) + ps - 1) &^ (ps - 1)
+	if addr < base || addr >= end {
+		return 0, false
+	}
+	return int64(addr - base), true
+}
+
 // Slice returns the mapping's bytes [off, off+n), bounds-checked.
 func (m *Map) Slice(off, n int64) ([]byte, error) {
 	if off < 0 || n < 0 || off > m.size || n > m.size-off {

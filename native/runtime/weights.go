@@ -426,6 +426,36 @@ func (w *weights) Acquire(ctx context.Context, g int) ([][]byte, error) {
 	return out, nil
 }
 
+// FaultError explains a memory fault at addr raised while the graph read
+// the weights (model.FaultExplainer): in the mapped modes a fault inside
+// the mapping means the file lost the page under it, i.e. it was truncated
+// or overwritten (cut short) during the run. The error names the file, the
+// offset and the tensor there (cause, Go's generic "invalid memory address"
+// panic text, adds nothing). Addresses outside the mapping are not ours.
+func (w *weights) FaultError(addr uintptr, cause error) error {
+	m := w.st.Map()
+	off, ok := m.Offset(addr)
+	if !ok {
+		return nil
+	}
+	what := ""
+	for i := range w.groups {
+		for _, t := range w.groups[i].tensors {
+			if off >= t.Off && off < t.Off+int64(t.Info.Size) {
+				what = ", tensor " + gguf.QuoteName(t.Info.Name)
+			}
+		}
+	}
+	now := "unknown"
+	if sz, err := m.CurrentSize(); err == nil {
+		now = fmt.Sprint(sz)
+	}
+	return fmt.Errorf("runtime: %s: memory fault reading byte %d of the mapped model file%s: the file was truncated or overwritten during the run (size now %s bytes, %d when opened)",
+		m.Path(), off, what, now, m.Size())
+}
+
+var _ model.FaultExplainer = (*weights)(nil)
+
 // prime maps a group's pages on the first pass of resident mode and brings
 // the chunks the page cache holds in small folios back as huge ones (see
 // native/mmap/huge.go): the mapping then stays PMD-mapped for the rest of

@@ -142,7 +142,7 @@ func (s *Store) ReadAt(dst []byte, off int64, what string) error {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return fmt.Errorf("store: %s: read %d bytes at %d (got %d; file truncated?): %w", what, len(dst), off, got, err)
+		return fmt.Errorf("store: %s: %s: read %d bytes at %d (got %d; file truncated?): %w", s.m.Path(), what, len(dst), off, got, err)
 	}
 	return nil
 }

@@ -1,0 +1,52 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
+
+// ErrWeightsFault is wrapped by the error Forward returns when reading the
+// weights raised a memory fault: a mapped model file truncated (or cut
+// short by being overwritten) while the model ran.
+var ErrWeightsFault = errors.New("model: memory fault reading the weights")
+
+// FaultExplainer is implemented by Weights whose bytes may fault (slices of
+// a file mapping). FaultError turns the faulting address into an error
+// that names the file and offset; it returns nil for an address it does
+// not own.
+type FaultExplainer interface {
+	FaultError(addr uintptr, cause error) error
+}
+
+// recoverFault turns memory faults during a forward pass into errors. It is
+// called at the start of Forward as `defer m.recoverFault(start, &err)()`:
+// it makes faults on this goroutine panics (the kernel pool's workers
+// already run so, and re-raise theirs here), and the returned function
+// restores the setting and recovers a fault panic into *err, leaving the
+// sequence as it was before the call. Any other panic is re-raised. The
+// cost is two runtime calls per Forward.
+func (m *Model) recoverFault(start int, err *error) func() {
+	old := debug.SetPanicOnFault(true)
+	return func() {
+		debug.SetPanicOnFault(old)
+		r := recover()
+		if r == nil {
+			return
+		}
+		re, isRuntime := r.(runtime.Error)
+		fa, isFault := r.(interface{ Addr() uintptr })
+		if !isRuntime || !isFault {
+			panic(r)
+		}
+		m.kv.Truncate(start)
+		if fe, ok := m.w.(FaultExplainer); ok {
+			if e := fe.FaultError(fa.Addr(), re); e != nil {
+				*err = fmt.Errorf("%w: %w", ErrWeightsFault, e)
+				return
+			}
+		}
+		*err = fmt.Errorf("%w at address %#x: %v", ErrWeightsFault, fa.Addr(), re)
+	}
+}
