@@ -20,33 +20,33 @@ type FaultExplainer interface {
 	FaultError(addr uintptr, cause error) error
 }
 
-// recoverFault turns memory faults during a forward pass into errors. It is
-// called at the start of Forward as `defer m.recoverFault(start, &err)()`:
-// it makes faults on this goroutine panics (the kernel pool's workers
-// already run so, and re-raise theirs here), and the returned function
+// recoverFault turns memory faults during a forward pass into errors.
+// Forward starts with
+//
+//	defer m.recoverFault(debug.SetPanicOnFault(true), start, &err)
+//
+// which makes faults on its goroutine panics (the kernel pool's workers
+// already run so, and re-raise theirs on this goroutine); recoverFault then
 // restores the setting and recovers a fault panic into *err, leaving the
 // sequence as it was before the call. Any other panic is re-raised. The
-// cost is two runtime calls per Forward.
-func (m *Model) recoverFault(start int, err *error) func() {
-	old := debug.SetPanicOnFault(true)
-	return func() {
-		debug.SetPanicOnFault(old)
-		r := recover()
-		if r == nil {
+// cost is two runtime calls per Forward and no allocation.
+func (m *Model) recoverFault(old bool, start int, err *error) {
+	debug.SetPanicOnFault(old)
+	r := recover()
+	if r == nil {
+		return
+	}
+	re, isRuntime := r.(runtime.Error)
+	fa, isFault := r.(interface{ Addr() uintptr })
+	if !isRuntime || !isFault {
+		panic(r)
+	}
+	m.kv.Truncate(start)
+	if fe, ok := m.w.(FaultExplainer); ok {
+		if e := fe.FaultError(fa.Addr(), re); e != nil {
+			*err = fmt.Errorf("%w: %w", ErrWeightsFault, e)
 			return
 		}
-		re, isRuntime := r.(runtime.Error)
-		fa, isFault := r.(interface{ Addr() uintptr })
-		if !isRuntime || !isFault {
-			panic(r)
-		}
-		m.kv.Truncate(start)
-		if fe, ok := m.w.(FaultExplainer); ok {
-			if e := fe.FaultError(fa.Addr(), re); e != nil {
-				*err = fmt.Errorf("%w: %w", ErrWeightsFault, e)
-				return
-			}
-		}
-		*err = fmt.Errorf("%w at address %#x: %v", ErrWeightsFault, fa.Addr(), re)
 	}
+	*err = fmt.Errorf("%w at address %#x: %v", ErrWeightsFault, fa.Addr(), re)
 }

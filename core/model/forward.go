@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime/debug"
 
 	"github.com/memvanta/memvanta/core/arch"
 	"github.com/memvanta/memvanta/core/ggml"
@@ -350,7 +351,7 @@ func (m *Model) Forward(ctx context.Context, tokens []int32) (logits []float32, 
 		return nil, fmt.Errorf("model: Forward with no tokens")
 	}
 	start := m.kv.Len()
-	defer m.recoverFault(start, &err)()
+	defer m.recoverFault(debug.SetPanicOnFault(true), start, &err)
 	if err := m.kv.reserve(start, len(tokens)); err != nil {
 		return nil, err
 	}

@@ -400,12 +400,16 @@ func (w *weights) Acquire(ctx context.Context, g int) ([][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime: acquire group %q: %w", gr.name, err)
 	}
+	// Every mode checks the file has not shrunk: map mode is about to hand
+	// out slices of the mapping; copy mode may hold the group already, but a
+	// run over a file truncated under it ends as in the mapped modes (one
+	// fstat per group, microseconds per token).
+	if err := w.checkFile(); err != nil {
+		w.cache.Unpin(e)
+		return nil, err
+	}
 	var out [][]byte
 	if w.opt.Stream == StreamMap {
-		if err := w.checkFile(); err != nil {
-			w.cache.Unpin(e)
-			return nil, err
-		}
 		out = gr.views
 	} else {
 		out = make([][]byte, len(gr.tensors))
