@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "9036b265c734a351a872126b2c4e559055daf284694e1fb52c7b6638ab536fd9"
+const guestSHA256 = "ad812568b9213400b7c2b95258fbcc6e8a1fe522aadc4905565f1c3259fab423"
