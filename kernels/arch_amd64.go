@@ -29,8 +29,9 @@ func archImpls(scalar *Impl) []*Impl {
 	setDot4s(avx2, avx2Dot4s)
 	setDotRows4s(avx2, avx2Rows4s)
 	setGemms(avx2, avx2Gemms)
-	// Packed Q4_K: AVX2 code, so the avx512 path derived below keeps it.
-	avx2.gemm[ggml.Q4_K] = newGemmQ4K(gemmKernelQ4KAVX2, gemmQ4KMinBatch)
+	// Packed K-quants: AVX2 code, so the avx512 path derived below keeps it.
+	avx2.gemm[ggml.Q4_K] = newGemmK(ggml.Q4_K, gemmQ4KBlockB, gemmQ4KKB, packQ4K, gemmKernelQ4KAVX2, gemmQ4KMinBatch)
+	avx2.gemm[ggml.Q6_K] = newGemmK(ggml.Q6_K, gemmQ6KBlockB, gemmQ6KKB, packQ6K, gemmKernelQ6KAVX2, gemmQ6KMinBatch)
 	out := []*Impl{avx2}
 	if c.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL, cpuid.AVX512VNNI) {
 		avx512 := deriveImpl(avx2, "avx512", avx512Dots)

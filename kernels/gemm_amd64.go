@@ -41,6 +41,10 @@ var avx2Gemms = []archGemm{
 // 1.5× at 16, the Go packer's cost being paid once per tile.
 const gemmQ4KMinBatch = 8
 
+// gemmQ6KMinBatch: in BenchmarkGemmAlt (2048×2048) packed Q6_K ran 0.76×
+// the one-row dots at batch 8, 1.35× at 16, 2.6× at 128.
+const gemmQ6KMinBatch = 16
+
 // setGemms installs packed routines on k (after deriveImpl, which copies
 // the base path's entries: the list overrides them).
 func setGemms(k *Impl, list []archGemm) {
@@ -108,20 +112,21 @@ func newGemm(e archGemm) *gemmRoutines {
 	}
 }
 
-// newGemmQ4K is the packed Q4_K MatMul with the Go packer of gemmk.go and
-// the given kernel (which reads the activations' scale and sums in place, so
-// there is no prep), with newGemm's bounds discipline.
-func newGemmQ4K(kernel asmKernel, minBatch int) *gemmRoutines {
+// newGemmK is a packed K-quant MatMul: the Go packer of gemmk.go for the
+// type's layout (blockB bytes per super-block, kb super-blocks per K-range)
+// and the kernel for it (which reads the Q8_K activations' scale and sums in
+// place, so there is no prep), with newGemm's bounds discipline.
+func newGemmK(t ggml.Type, blockB, kb int, pack func(n int, w []byte, ws int, dst []byte), kernel asmKernel, minBatch int) *gemmRoutines {
 	const abs = 292
 	return &gemmRoutines{
-		blockB: gemmQ4KBlockB, kb: gemmQ4KKB, minBatch: minBatch,
-		pack: packQ4K,
+		blockB: blockB, kb: kb, minBatch: minBatch,
+		pack: pack,
 		kernel: func(n int, pw, a []byte, as int, _ []byte, _ int, y []float32, ys, ntok, nr int, first bool) {
 			if ntok <= 0 || nr <= 0 {
 				return
 			}
 			if nr > gemmTileRows || as < n*abs || ys < nr {
-				panic(fmt.Sprintf("kernels: gemm kernel Q4_K: %d rows, strides a %d y %d for %d blocks × %d tokens", nr, as, ys, n, ntok))
+				panic(fmt.Sprintf("kernels: gemm kernel %s: %d rows, strides a %d y %d for %d blocks × %d tokens", t, nr, as, ys, n, ntok))
 			}
 			_ = y[(ntok-1)*ys+nr-1]
 			if n <= 0 {
@@ -132,7 +137,7 @@ func newGemmQ4K(kernel asmKernel, minBatch int) *gemmRoutines {
 				}
 				return
 			}
-			_ = pw[n*gemmQ4KBlockB-1]
+			_ = pw[n*blockB-1]
 			_ = a[(ntok-1)*as+n*abs-1]
 			f := 0
 			if first {
@@ -142,6 +147,9 @@ func newGemmQ4K(kernel asmKernel, minBatch int) *gemmRoutines {
 		},
 	}
 }
+
+//go:noescape
+func gemmKernelQ6KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
 
 //go:noescape
 func gemmKernelQ4KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)

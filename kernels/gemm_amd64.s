@@ -1120,3 +1120,389 @@ k1store:
 kdone:
 	VZEROUPPER
 	RET
+
+// ---- AVX2 Q6_K against Q8_K, the super-block layout of gemmk.go (5696
+// bytes). The dword groups run in element order as for Q4_K (vector 8s+j is
+// elements 32s+4j.., so KG2/KG1 serve), but the quants are 6-bit: two
+// VPMADDUBSW pair sums (≤ 2·2·63·128 = 32256) fit an int16 lane, so each
+// group of 16 is scaled in two halves by VPMADDWD with (sc, sc), and the −32
+// offset is −32·Σ sc·bsum from VPMADDWD of (sc_2k, sc_2k+1) with
+// (bsum_2k, bsum_2k+1). |Σ sc·q·a| ≤ 256·128·63·128 < 2^29.
+
+// isum (Y4..Y7) += scale(g) · the int16 sums, for both tokens.
+#define QSC2FIRST(g) \
+	VPMADDWD (4096+64*g)(SI), Y0, Y4; \
+	VPMADDWD (4096+64*g+32)(SI), Y1, Y5; \
+	VPMADDWD (4096+64*g)(SI), Y2, Y6; \
+	VPMADDWD (4096+64*g+32)(SI), Y3, Y7
+
+#define QSC2(g) \
+	VPMADDWD (4096+64*g)(SI), Y0, Y0; \
+	VPADDD Y0, Y4, Y4; \
+	VPMADDWD (4096+64*g+32)(SI), Y1, Y1; \
+	VPADDD Y1, Y5, Y5; \
+	VPMADDWD (4096+64*g)(SI), Y2, Y2; \
+	VPADDD Y2, Y6, Y6; \
+	VPMADDWD (4096+64*g+32)(SI), Y3, Y3; \
+	VPADDD Y3, Y7, Y7
+
+#define QSC1FIRST(g) \
+	VPMADDWD (4096+64*g)(SI), Y0, Y4; \
+	VPMADDWD (4096+64*g+32)(SI), Y1, Y5
+
+#define QSC1(g) \
+	VPMADDWD (4096+64*g)(SI), Y0, Y0; \
+	VPADDD Y0, Y4, Y4; \
+	VPMADDWD (4096+64*g+32)(SI), Y1, Y1; \
+	VPADDD Y1, Y5, Y5
+
+// off (Y0..Y3) = Σ_k (sc_2k, sc_2k+1)·(bsum_2k, bsum_2k+1) for both tokens.
+#define QOFF2FIRST \
+	VMOVDQU 5120(SI), Y8; \
+	VMOVDQU 5152(SI), Y9; \
+	VPBROADCASTD 260(DI), Y10; \
+	VPMADDWD Y10, Y8, Y0; \
+	VPMADDWD Y10, Y9, Y1; \
+	VPBROADCASTD 260(DI)(R9*1), Y10; \
+	VPMADDWD Y10, Y8, Y2; \
+	VPMADDWD Y10, Y9, Y3
+
+#define QOFF2(k) \
+	VMOVDQU (5120+64*k)(SI), Y8; \
+	VMOVDQU (5120+64*k+32)(SI), Y9; \
+	VPBROADCASTD (260+4*k)(DI), Y10; \
+	VPMADDWD Y10, Y8, Y11; \
+	VPADDD Y11, Y0, Y0; \
+	VPMADDWD Y10, Y9, Y11; \
+	VPADDD Y11, Y1, Y1; \
+	VPBROADCASTD (260+4*k)(DI)(R9*1), Y10; \
+	VPMADDWD Y10, Y8, Y11; \
+	VPADDD Y11, Y2, Y2; \
+	VPMADDWD Y10, Y9, Y11; \
+	VPADDD Y11, Y3, Y3
+
+#define QOFF1FIRST \
+	VPBROADCASTD 260(DI), Y10; \
+	VPMADDWD 5120(SI), Y10, Y0; \
+	VPMADDWD 5152(SI), Y10, Y1
+
+#define QOFF1(k) \
+	VPBROADCASTD (260+4*k)(DI), Y10; \
+	VPMADDWD (5120+64*k)(SI), Y10, Y11; \
+	VPADDD Y11, Y0, Y0; \
+	VPMADDWD (5120+64*k+32)(SI), Y10, Y11; \
+	VPADDD Y11, Y1, Y1
+
+// isum −= 32·off.
+#define QSUBOFF(off, isum) \
+	VPSLLD $5, off, off; \
+	VPSUBD off, isum, isum
+
+// f (flo, fhi) += fl(d_w·d_a)·isum for the token whose block is at ao(DI).
+#define QFIN(ao, ilo, ihi, flo, fhi) \
+	VBROADCASTSS ao(DI), Y10; \
+	VMULPS 5632(SI), Y10, Y8; \
+	VMULPS 5664(SI), Y10, Y9; \
+	VCVTDQ2PS ilo, ilo; \
+	VCVTDQ2PS ihi, ihi; \
+	VFMADD231PS Y8, ilo, flo; \
+	VFMADD231PS Y9, ihi, fhi
+
+// func gemmKernelQ6KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+//
+// The gemmKernel contract for the Q6_K super-block layout (prep unused):
+// two tokens at a time, then one.
+TEXT ·gemmKernelQ6KAVX2(SB), NOSPLIT, $0-88
+	MOVQ a+16(FP), R12
+	MOVQ as+24(FP), R9
+	MOVQ y+48(FP), R14
+	MOVQ ys+56(FP), BX
+	MOVQ ntok+64(FP), AX
+q6k2group:
+	CMPQ AX, $2
+	JLT q6k1group
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ q6k2zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y12
+	VMASKMOVPS 32(R14), Y9, Y13
+	VMASKMOVPS (R14)(BX*1), Y8, Y14
+	VMASKMOVPS 32(R14)(BX*1), Y9, Y15
+	JMP q6k2start
+q6k2zero:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+q6k2start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	TESTQ CX, CX
+	JZ q6k2store
+q6k2loop:
+	KG2FIRST(0, 0)
+	KG2(0, 1)
+	QSC2FIRST(0)
+	KG2FIRST(0, 2)
+	KG2(0, 3)
+	QSC2(0)
+	KG2FIRST(0, 4)
+	KG2(0, 5)
+	QSC2(1)
+	KG2FIRST(0, 6)
+	KG2(0, 7)
+	QSC2(1)
+	KG2FIRST(1, 0)
+	KG2(1, 1)
+	QSC2(2)
+	KG2FIRST(1, 2)
+	KG2(1, 3)
+	QSC2(2)
+	KG2FIRST(1, 4)
+	KG2(1, 5)
+	QSC2(3)
+	KG2FIRST(1, 6)
+	KG2(1, 7)
+	QSC2(3)
+	KG2FIRST(2, 0)
+	KG2(2, 1)
+	QSC2(4)
+	KG2FIRST(2, 2)
+	KG2(2, 3)
+	QSC2(4)
+	KG2FIRST(2, 4)
+	KG2(2, 5)
+	QSC2(5)
+	KG2FIRST(2, 6)
+	KG2(2, 7)
+	QSC2(5)
+	KG2FIRST(3, 0)
+	KG2(3, 1)
+	QSC2(6)
+	KG2FIRST(3, 2)
+	KG2(3, 3)
+	QSC2(6)
+	KG2FIRST(3, 4)
+	KG2(3, 5)
+	QSC2(7)
+	KG2FIRST(3, 6)
+	KG2(3, 7)
+	QSC2(7)
+	KG2FIRST(4, 0)
+	KG2(4, 1)
+	QSC2(8)
+	KG2FIRST(4, 2)
+	KG2(4, 3)
+	QSC2(8)
+	KG2FIRST(4, 4)
+	KG2(4, 5)
+	QSC2(9)
+	KG2FIRST(4, 6)
+	KG2(4, 7)
+	QSC2(9)
+	KG2FIRST(5, 0)
+	KG2(5, 1)
+	QSC2(10)
+	KG2FIRST(5, 2)
+	KG2(5, 3)
+	QSC2(10)
+	KG2FIRST(5, 4)
+	KG2(5, 5)
+	QSC2(11)
+	KG2FIRST(5, 6)
+	KG2(5, 7)
+	QSC2(11)
+	KG2FIRST(6, 0)
+	KG2(6, 1)
+	QSC2(12)
+	KG2FIRST(6, 2)
+	KG2(6, 3)
+	QSC2(12)
+	KG2FIRST(6, 4)
+	KG2(6, 5)
+	QSC2(13)
+	KG2FIRST(6, 6)
+	KG2(6, 7)
+	QSC2(13)
+	KG2FIRST(7, 0)
+	KG2(7, 1)
+	QSC2(14)
+	KG2FIRST(7, 2)
+	KG2(7, 3)
+	QSC2(14)
+	KG2FIRST(7, 4)
+	KG2(7, 5)
+	QSC2(15)
+	KG2FIRST(7, 6)
+	KG2(7, 7)
+	QSC2(15)
+	QOFF2FIRST
+	QOFF2(1)
+	QOFF2(2)
+	QOFF2(3)
+	QOFF2(4)
+	QOFF2(5)
+	QOFF2(6)
+	QOFF2(7)
+	QSUBOFF(Y0, Y4)
+	QSUBOFF(Y1, Y5)
+	QSUBOFF(Y2, Y6)
+	QSUBOFF(Y3, Y7)
+	QFIN(0, Y4, Y5, Y12, Y13)
+	ADDQ R9, DI
+	QFIN(0, Y6, Y7, Y14, Y15)
+	SUBQ R9, DI
+	ADDQ $5696, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ q6k2loop
+q6k2store:
+	KMASKS
+	VMASKMOVPS Y12, Y8, (R14)
+	VMASKMOVPS Y13, Y9, 32(R14)
+	VMASKMOVPS Y14, Y8, (R14)(BX*1)
+	VMASKMOVPS Y15, Y9, 32(R14)(BX*1)
+	LEAQ (R12)(R9*2), R12
+	LEAQ (R14)(BX*2), R14
+	SUBQ $2, AX
+	JMP q6k2group
+q6k1group:
+	TESTQ AX, AX
+	JZ q6kdone
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ q6k1zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y12
+	VMASKMOVPS 32(R14), Y9, Y13
+	JMP q6k1start
+q6k1zero:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+q6k1start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	TESTQ CX, CX
+	JZ q6k1store
+q6k1loop:
+	KG1FIRST(0, 0)
+	KG1(0, 1)
+	QSC1FIRST(0)
+	KG1FIRST(0, 2)
+	KG1(0, 3)
+	QSC1(0)
+	KG1FIRST(0, 4)
+	KG1(0, 5)
+	QSC1(1)
+	KG1FIRST(0, 6)
+	KG1(0, 7)
+	QSC1(1)
+	KG1FIRST(1, 0)
+	KG1(1, 1)
+	QSC1(2)
+	KG1FIRST(1, 2)
+	KG1(1, 3)
+	QSC1(2)
+	KG1FIRST(1, 4)
+	KG1(1, 5)
+	QSC1(3)
+	KG1FIRST(1, 6)
+	KG1(1, 7)
+	QSC1(3)
+	KG1FIRST(2, 0)
+	KG1(2, 1)
+	QSC1(4)
+	KG1FIRST(2, 2)
+	KG1(2, 3)
+	QSC1(4)
+	KG1FIRST(2, 4)
+	KG1(2, 5)
+	QSC1(5)
+	KG1FIRST(2, 6)
+	KG1(2, 7)
+	QSC1(5)
+	KG1FIRST(3, 0)
+	KG1(3, 1)
+	QSC1(6)
+	KG1FIRST(3, 2)
+	KG1(3, 3)
+	QSC1(6)
+	KG1FIRST(3, 4)
+	KG1(3, 5)
+	QSC1(7)
+	KG1FIRST(3, 6)
+	KG1(3, 7)
+	QSC1(7)
+	KG1FIRST(4, 0)
+	KG1(4, 1)
+	QSC1(8)
+	KG1FIRST(4, 2)
+	KG1(4, 3)
+	QSC1(8)
+	KG1FIRST(4, 4)
+	KG1(4, 5)
+	QSC1(9)
+	KG1FIRST(4, 6)
+	KG1(4, 7)
+	QSC1(9)
+	KG1FIRST(5, 0)
+	KG1(5, 1)
+	QSC1(10)
+	KG1FIRST(5, 2)
+	KG1(5, 3)
+	QSC1(10)
+	KG1FIRST(5, 4)
+	KG1(5, 5)
+	QSC1(11)
+	KG1FIRST(5, 6)
+	KG1(5, 7)
+	QSC1(11)
+	KG1FIRST(6, 0)
+	KG1(6, 1)
+	QSC1(12)
+	KG1FIRST(6, 2)
+	KG1(6, 3)
+	QSC1(12)
+	KG1FIRST(6, 4)
+	KG1(6, 5)
+	QSC1(13)
+	KG1FIRST(6, 6)
+	KG1(6, 7)
+	QSC1(13)
+	KG1FIRST(7, 0)
+	KG1(7, 1)
+	QSC1(14)
+	KG1FIRST(7, 2)
+	KG1(7, 3)
+	QSC1(14)
+	KG1FIRST(7, 4)
+	KG1(7, 5)
+	QSC1(15)
+	KG1FIRST(7, 6)
+	KG1(7, 7)
+	QSC1(15)
+	QOFF1FIRST
+	QOFF1(1)
+	QOFF1(2)
+	QOFF1(3)
+	QOFF1(4)
+	QOFF1(5)
+	QOFF1(6)
+	QOFF1(7)
+	QSUBOFF(Y0, Y4)
+	QSUBOFF(Y1, Y5)
+	QFIN(0, Y4, Y5, Y12, Y13)
+	ADDQ $5696, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ q6k1loop
+q6k1store:
+	KMASKS
+	VMASKMOVPS Y12, Y8, (R14)
+	VMASKMOVPS Y13, Y9, 32(R14)
+q6kdone:
+	VZEROUPPER
+	RET

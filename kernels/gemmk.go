@@ -78,3 +78,70 @@ func packQ4K(n int, w []byte, ws int, dst []byte) {
 		}
 	}
 }
+
+// The Q6_K layout (gemmQ6KBlockB bytes per super-block of a 16-row tile):
+//
+//   - vector e/4 for element e: its 6-bit quant 0..63 (unsigned; the -32
+//     offset is applied through the activation's sums of 16);
+//   - at gemmQ6KSc + 64g: group g's (of 16 elements) int8 scale as the int16
+//     pair (sc, sc);
+//   - at gemmQ6KOff + 64k: the scales of groups 2k, 2k+1 as an int16 pair,
+//     for VPMADDWD against (bsum_2k, bsum_2k+1);
+//   - at gemmQ6KD: d as f32.
+//
+// The kernel's integer per row and super-block is Σ_g sc_g·Σ q·a −
+// 32·Σ_g sc_g·bsum_g, which equals dotQ6_K's Σ_g sc_g·Σ (q−32)·a whenever the
+// activation's sums of 16 are its quants' sums (QuantizeAct writes them so;
+// the AVX2 one-row routine relies on them too).
+const (
+	gemmQ6KSc     = 64 * 64
+	gemmQ6KOff    = gemmQ6KSc + 16*64
+	gemmQ6KD      = gemmQ6KOff + 8*64
+	gemmQ6KBlockB = gemmQ6KD + 64 // 5696
+	gemmQ6KKB     = 28            // super-blocks per K-range: 156 KiB packed, in L2
+)
+
+// packQ6K packs super-blocks [0, n) of the 16 Q6_K rows w[r·ws:] into dst
+// in the layout above.
+func packQ6K(n int, w []byte, ws int, dst []byte) {
+	if n <= 0 {
+		return
+	}
+	if ws < n*210 {
+		panic(fmt.Sprintf("kernels: gemm pack Q6_K: row stride %d for %d blocks", ws, n))
+	}
+	_ = w[(gemmTileRows-1)*ws+n*210-1]
+	_ = dst[n*gemmQ6KBlockB-1]
+	le := binary.LittleEndian
+	for b := 0; b < n; b++ {
+		o := (*[gemmQ6KBlockB]byte)(dst[b*gemmQ6KBlockB:])
+		for r := 0; r < gemmTileRows; r++ {
+			x := (*[210]byte)(w[r*ws+b*210:])
+			le.PutUint32(o[gemmQ6KD+4*r:], math.Float32bits(getF16(x[208:])))
+			for g := 0; g < 16; g++ {
+				s := uint32(uint16(int16(int8(x[192+g]))))
+				le.PutUint32(o[gemmQ6KSc+64*g+4*r:], s|s<<16)
+			}
+			for k := 0; k < 8; k++ {
+				s0 := uint32(uint16(int16(int8(x[192+2*k]))))
+				s1 := uint32(uint16(int16(int8(x[193+2*k]))))
+				le.PutUint32(o[gemmQ6KOff+64*k+4*r:], s0|s1<<16)
+			}
+			// Elements 128h+l, +32, +64, +96 take the low / high nibbles
+			// of ql[64h+l] and ql[64h+l+32] and bit pairs 0..3 of
+			// qh[32h+l] (dequantize_row_q6_K), four lanes per uint32.
+			for h := 0; h < 2; h++ {
+				ql := (*[64]byte)(x[64*h:])
+				qh := (*[32]byte)(x[128+32*h:])
+				for l := 0; l < 32; l += 4 {
+					l0, l1, hb := le.Uint32(ql[l:]), le.Uint32(ql[l+32:]), le.Uint32(qh[l:])
+					v := o[64*((128*h+l)/4)+4*r:]
+					le.PutUint32(v[0:], l0&0x0f0f0f0f|(hb&0x03030303)<<4)
+					le.PutUint32(v[64*8:], l1&0x0f0f0f0f|(hb>>2&0x03030303)<<4)
+					le.PutUint32(v[64*16:], l0>>4&0x0f0f0f0f|(hb>>4&0x03030303)<<4)
+					le.PutUint32(v[64*24:], l1>>4&0x0f0f0f0f|(hb>>6&0x03030303)<<4)
+				}
+			}
+		}
+	}
+}
