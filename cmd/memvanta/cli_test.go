@@ -177,6 +177,7 @@ func TestCLIExitCodes(t *testing.T) {
 		{[]string{"synth"}, 2, "memvanta synth: -o OUT.gguf is required"},
 		{[]string{"synth", "-o", "/nonexistent/x.gguf", "--type", "Q9_9"}, 2, "memvanta synth: unknown type"},
 		{[]string{"synth", "--nope"}, 2, "memvanta synth: flag provided but not defined"},
+		{[]string{"synth", "-o", "/nonexistent/x.gguf", "--embd", "0"}, 2, "memvanta synth: embd, layers"},
 		{[]string{"bench", "-m", m, "-p", "1,x"}, 2, "-p"},
 		{[]string{"tokenize", "-m", m}, 2, "-p TEXT or -f FILE is required"},
 		{[]string{"detokenize", "-m", m, "1", "x"}, 2, `"x" is not a token id`},

@@ -34,6 +34,9 @@ type cli struct {
 	synopsis string // after "usage: memvanta "
 	about    string // one paragraph under the synopsis
 	groups   []*optGroup
+	// otherTitle heads the options registered directly on fs ("Other
+	// flags" when empty).
+	otherTitle string
 }
 
 type optGroup struct {
@@ -174,6 +177,9 @@ func (c *cli) help(w io.Writer) {
 	}
 	var other optGroup
 	other.title = "Other flags"
+	if c.otherTitle != "" {
+		other.title = c.otherTitle
+	}
 	c.fs.VisitAll(func(f *flag.Flag) {
 		if known[f.Name] {
 			return

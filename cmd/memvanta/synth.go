@@ -30,6 +30,7 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var quiet bool
 	c.stringVar(&out, "o|output", "FILE", "", "output file (required); written as FILE.tmp and renamed when complete")
 	c.boolVar(&quiet, "q|quiet", "no progress on stderr")
+	c.otherTitle = "Model shape and weights"
 	sf := synth.RegisterFlags(c.fs)
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
@@ -50,12 +51,17 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		cfg.Vocab = vf
 	}
+	// A shape the writer refuses is a usage error, found before any file
+	// is created.
+	if _, _, err := synth.Header(cfg); err != nil {
+		return c.usageErr(stderr, "%s", strings.TrimPrefix(err.Error(), "synth: "))
+	}
 	if err := writeSynth(ctx, out, cfg, quiet, stderr); err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			fmt.Fprintf(stderr, "memvanta synth: interrupted; %s was not written (partial output removed)\n", filepath.Clean(out))
 			return exitInterrupted
 		}
-		fmt.Fprintf(stderr, "memvanta synth: %v\n", err)
+		fmt.Fprintf(stderr, "memvanta synth: %s\n", strings.TrimPrefix(err.Error(), "synth: "))
 		return exitRuntime
 	}
 	return exitOK
