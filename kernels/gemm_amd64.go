@@ -19,20 +19,25 @@ type archGemm struct {
 	off    int // unsigned offset of the packed weights
 	pack   asmPack
 	kernel asmKernel
+	// A layout other than gemm.go's 32-element one: its packed bytes per
+	// block and blocks per K-range.
+	blockB, kb int
 }
 
 // avx512Gemms are the packed matrix × matrix routines (AVX-512 VNNI) that
 // MatMul uses on the avx512 path; the kernel and the activation prep are
 // shared, the packers differ per weight type.
 var avx512Gemms = []archGemm{
-	{ggml.Q4_0, 8, gemmPackQ4_0, gemmKernel},
-	{ggml.Q8_0, 128, gemmPackQ8_0, gemmKernel},
+	{t: ggml.Q4_0, off: 8, pack: gemmPackQ4_0, kernel: gemmKernel},
+	{t: ggml.Q8_0, off: 128, pack: gemmPackQ8_0, kernel: gemmKernel},
 }
 
-// avx2Gemms: Q4_0 only in this 32-element layout (Q8_0's w+128 would
-// saturate VPMADDUBSW); Q4_K has its own (newGemmQ4K).
+// avx2Gemms: Q4_0 in the 32-element layout; Q8_0 in its nibble-split form
+// (gemmq8.go: w+128 whole would saturate VPMADDUBSW); the K-quants have
+// their own (newGemmK).
 var avx2Gemms = []archGemm{
-	{ggml.Q4_0, 8, gemmPackQ4_0AVX2, gemmKernelQ4AVX2},
+	{t: ggml.Q4_0, off: 8, pack: gemmPackQ4_0AVX2, kernel: gemmKernelQ4AVX2},
+	{t: ggml.Q8_0, off: 128, pack: gemmPackQ8_0SplitAVX2, kernel: gemmKernelQ8SplitAVX2, blockB: gemmQ8SplitBlockB, kb: gemmQ8SplitKB},
 }
 
 // gemmQ4KMinBatch is the smallest batch the packed Q4_K MatMul takes: in
@@ -60,8 +65,12 @@ func newGemm(e archGemm) *gemmRoutines {
 	t, off, pack, kernel := e.t, e.off, e.pack, e.kernel
 	bs := t.TypeSize()
 	abs := ActType(t).TypeSize()
-	return &gemmRoutines{
-		blockB: gemmBlockB, prepB: gemmPrepBytes, kb: gemmKB, minBatch: gemmMinBatch,
+	blockB, kb := gemmBlockB, gemmKB
+	if e.blockB != 0 {
+		blockB, kb = e.blockB, e.kb
+	}
+	g := &gemmRoutines{
+		blockB: blockB, prepB: gemmPrepBytes, kb: kb, minBatch: gemmMinBatch,
 		pack: func(n int, w []byte, ws int, dst []byte) {
 			if n <= 0 {
 				return
@@ -70,7 +79,7 @@ func newGemm(e archGemm) *gemmRoutines {
 				panic(fmt.Sprintf("kernels: gemm pack %s: row stride %d for %d blocks", t, ws, n))
 			}
 			_ = w[(gemmTileRows-1)*ws+n*bs-1]
-			_ = dst[n*gemmBlockB-1]
+			_ = dst[n*blockB-1]
 			pack(n, &w[0], ws, &dst[0])
 		},
 		prep: func(n int, a []byte, dst []byte, stride int) {
@@ -100,7 +109,7 @@ func newGemm(e archGemm) *gemmRoutines {
 				}
 				return
 			}
-			_ = pw[n*gemmBlockB-1]
+			_ = pw[n*blockB-1]
 			_ = a[(ntok-1)*as+n*abs-1]
 			_ = prep[(n-1)*ps+ntok*gemmPrepBytes-1]
 			f := 0
@@ -110,6 +119,7 @@ func newGemm(e archGemm) *gemmRoutines {
 			kernel(n, &pw[0], &a[0], as, &prep[0], ps, &y[0], ys*4, ntok, 1<<nr-1, f)
 		},
 	}
+	return g
 }
 
 // newGemmK is a packed K-quant MatMul: the Go packer of gemmk.go for the
@@ -147,6 +157,12 @@ func newGemmK(t ggml.Type, blockB, kb int, pack func(n int, w []byte, ws int, ds
 		},
 	}
 }
+
+//go:noescape
+func gemmPackQ8_0SplitAVX2(nblk int, w *byte, ws int, dst *byte)
+
+//go:noescape
+func gemmKernelQ8SplitAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
 
 //go:noescape
 func gemmKernelQ6KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)

@@ -1506,3 +1506,280 @@ q6k1store:
 q6kdone:
 	VZEROUPPER
 	RET
+
+// ---- AVX2 Q8_0, the nibble-split layout of gemmq8.go (1088 bytes per
+// block): the high and low nibbles of w+128 each go through VPMADDUBSW as
+// Q4_0's nibbles do (pair sums ≤ 3840, eight groups ≤ 30720 in int16), then
+// VPMADDWD with 16 and with 1 and the prep's −128·Σa give Σ w·a exactly
+// (|16·Σh·a| ≤ 983040). The float part is FIN2's: f += d_a·(d_w·float(Σ)).
+
+DATA gemmW16<>+0(SB)/8, $0x0010001000100010
+DATA gemmW16<>+8(SB)/8, $0x0010001000100010
+DATA gemmW16<>+16(SB)/8, $0x0010001000100010
+DATA gemmW16<>+24(SB)/8, $0x0010001000100010
+GLOBL gemmW16<>(SB), RODATA|NOPTR, $32
+DATA gemmW1x<>+0(SB)/8, $0x0001000100010001
+DATA gemmW1x<>+8(SB)/8, $0x0001000100010001
+DATA gemmW1x<>+16(SB)/8, $0x0001000100010001
+DATA gemmW1x<>+24(SB)/8, $0x0001000100010001
+GLOBL gemmW1x<>(SB), RODATA|NOPTR, $32
+
+// Plane vectors at wo(SI) against activation dword ao of tokens 0 (DI) and
+// 1 (DI+R9): int16 sums in a0, a1 (token 0) and a2, a3 (token 1).
+#define S8G2FIRST(wo, ao, a0, a1, a2, a3) \
+	VMOVDQU wo(SI), Y8; \
+	VMOVDQU wo+32(SI), Y9; \
+	VPBROADCASTD ao(DI), Y10; \
+	VPMADDUBSW Y10, Y8, a0; \
+	VPMADDUBSW Y10, Y9, a1; \
+	VPBROADCASTD ao(DI)(R9*1), Y10; \
+	VPMADDUBSW Y10, Y8, a2; \
+	VPMADDUBSW Y10, Y9, a3
+
+#define S8G2(wo, ao, a0, a1, a2, a3) \
+	VMOVDQU wo(SI), Y8; \
+	VMOVDQU wo+32(SI), Y9; \
+	VPBROADCASTD ao(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y11; \
+	VPADDW Y11, a0, a0; \
+	VPMADDUBSW Y10, Y9, Y11; \
+	VPADDW Y11, a1, a1; \
+	VPBROADCASTD ao(DI)(R9*1), Y10; \
+	VPMADDUBSW Y10, Y8, Y11; \
+	VPADDW Y11, a2, a2; \
+	VPMADDUBSW Y10, Y9, Y11; \
+	VPADDW Y11, a3, a3
+
+#define S8G1FIRST(wo, ao, a0, a1) \
+	VMOVDQU wo(SI), Y8; \
+	VMOVDQU wo+32(SI), Y9; \
+	VPBROADCASTD ao(DI), Y10; \
+	VPMADDUBSW Y10, Y8, a0; \
+	VPMADDUBSW Y10, Y9, a1
+
+#define S8G1(wo, ao, a0, a1) \
+	VMOVDQU wo(SI), Y8; \
+	VMOVDQU wo+32(SI), Y9; \
+	VPBROADCASTD ao(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y11; \
+	VPADDW Y11, a0, a0; \
+	VPMADDUBSW Y10, Y9, Y11; \
+	VPADDW Y11, a1, a1
+
+// hi (int16 high-nibble sums) = 16·hi + lo as int32, + prep bias, then
+// f += d_a·(d_w·float(hi)), for the token whose prep is at poff(R11).
+#define S8FIN(hi, lo, dwo, poff, f) \
+	VPMADDWD gemmW16<>(SB), hi, hi; \
+	VPMADDWD gemmW1x<>(SB), lo, lo; \
+	VPADDD lo, hi, hi; \
+	VPBROADCASTD poff(R11), Y10; \
+	VPADDD Y10, hi, hi; \
+	VCVTDQ2PS hi, hi; \
+	VMULPS dwo(SI), hi, hi; \
+	VBROADCASTSS poff+4(R11), Y10; \
+	VFMADD231PS Y10, hi, f
+
+// func gemmKernelQ8SplitAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+//
+// gemmKernel for AVX2 and the nibble-split Q8_0 packing: two tokens at a
+// time, then one.
+TEXT ·gemmKernelQ8SplitAVX2(SB), NOSPLIT, $0-88
+	MOVQ a+16(FP), R12
+	MOVQ as+24(FP), R9
+	MOVQ prep+32(FP), R13
+	MOVQ y+48(FP), R14
+	MOVQ ys+56(FP), BX
+	MOVQ ntok+64(FP), AX
+s82group:
+	CMPQ AX, $2
+	JLT s81group
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ s82zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y4
+	VMASKMOVPS 32(R14), Y9, Y5
+	VMASKMOVPS (R14)(BX*1), Y8, Y6
+	VMASKMOVPS 32(R14)(BX*1), Y9, Y7
+	JMP s82start
+s82zero:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+s82start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	MOVQ R13, R11
+	TESTQ CX, CX
+	JZ s82store
+s82loop:
+	S8G2FIRST(0, 2, Y0, Y1, Y2, Y3)
+	S8G2(64, 6, Y0, Y1, Y2, Y3)
+	S8G2(128, 10, Y0, Y1, Y2, Y3)
+	S8G2(192, 14, Y0, Y1, Y2, Y3)
+	S8G2(256, 18, Y0, Y1, Y2, Y3)
+	S8G2(320, 22, Y0, Y1, Y2, Y3)
+	S8G2(384, 26, Y0, Y1, Y2, Y3)
+	S8G2(448, 30, Y0, Y1, Y2, Y3)
+	S8G2FIRST(512, 2, Y12, Y13, Y14, Y15)
+	S8G2(576, 6, Y12, Y13, Y14, Y15)
+	S8G2(640, 10, Y12, Y13, Y14, Y15)
+	S8G2(704, 14, Y12, Y13, Y14, Y15)
+	S8G2(768, 18, Y12, Y13, Y14, Y15)
+	S8G2(832, 22, Y12, Y13, Y14, Y15)
+	S8G2(896, 26, Y12, Y13, Y14, Y15)
+	S8G2(960, 30, Y12, Y13, Y14, Y15)
+	S8FIN(Y0, Y12, 1024, 0, Y4)
+	S8FIN(Y1, Y13, 1056, 0, Y5)
+	S8FIN(Y2, Y14, 1024, 8, Y6)
+	S8FIN(Y3, Y15, 1056, 8, Y7)
+	ADDQ $1088, SI
+	ADDQ $34, DI
+	ADDQ pstride+40(FP), R11
+	DECQ CX
+	JNZ s82loop
+s82store:
+	KMASKS
+	VMASKMOVPS Y4, Y8, (R14)
+	VMASKMOVPS Y5, Y9, 32(R14)
+	VMASKMOVPS Y6, Y8, (R14)(BX*1)
+	VMASKMOVPS Y7, Y9, 32(R14)(BX*1)
+	LEAQ (R12)(R9*2), R12
+	ADDQ $16, R13
+	LEAQ (R14)(BX*2), R14
+	SUBQ $2, AX
+	JMP s82group
+s81group:
+	TESTQ AX, AX
+	JZ s8done
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ s81zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y4
+	VMASKMOVPS 32(R14), Y9, Y5
+	JMP s81start
+s81zero:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+s81start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	MOVQ R13, R11
+	TESTQ CX, CX
+	JZ s81store
+s81loop:
+	S8G1FIRST(0, 2, Y0, Y1)
+	S8G1(64, 6, Y0, Y1)
+	S8G1(128, 10, Y0, Y1)
+	S8G1(192, 14, Y0, Y1)
+	S8G1(256, 18, Y0, Y1)
+	S8G1(320, 22, Y0, Y1)
+	S8G1(384, 26, Y0, Y1)
+	S8G1(448, 30, Y0, Y1)
+	S8G1FIRST(512, 2, Y12, Y13)
+	S8G1(576, 6, Y12, Y13)
+	S8G1(640, 10, Y12, Y13)
+	S8G1(704, 14, Y12, Y13)
+	S8G1(768, 18, Y12, Y13)
+	S8G1(832, 22, Y12, Y13)
+	S8G1(896, 26, Y12, Y13)
+	S8G1(960, 30, Y12, Y13)
+	S8FIN(Y0, Y12, 1024, 0, Y4)
+	S8FIN(Y1, Y13, 1056, 0, Y5)
+	ADDQ $1088, SI
+	ADDQ $34, DI
+	ADDQ pstride+40(FP), R11
+	DECQ CX
+	JNZ s81loop
+s81store:
+	KMASKS
+	VMASKMOVPS Y4, Y8, (R14)
+	VMASKMOVPS Y5, Y9, 32(R14)
+s8done:
+	VZEROUPPER
+	RET
+
+// High nibbles of y^0x80 to off(DI) (group j), low nibbles to off+512.
+#define SPLIT8(y, off) \
+	VPXOR Y14, y, y; \
+	VPAND Y15, y, Y12; \
+	VMOVDQU Y12, off+512(DI); \
+	VPSRLD $4, y, y; \
+	VPAND Y15, y, y; \
+	VMOVDQU y, off(DI)
+
+#define SCALEW8(src, r) \
+	MOVWLZX src, AX; \
+	MOVW AX, 1024+2*r(DI)
+
+// func gemmPackQ8_0SplitAVX2(nblk int, w *byte, ws int, dst *byte)
+//
+// The nibble-split Q8_0 layout of gemmq8.go (packQ8_0Split's bytes).
+TEXT ·gemmPackQ8_0SplitAVX2(SB), NOSPLIT, $0-32
+	MOVQ nblk+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ ws+16(FP), R9
+	MOVQ dst+24(FP), DI
+	LEAQ (R9)(R9*2), R10
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*4), R11
+	LEAQ (R11)(R9*4), R12
+	VPBROADCASTD gemm0f<>(SB), Y15
+	VPBROADCASTD gemm80<>(SB), Y14
+	TESTQ CX, CX
+	JZ s8pdone
+s8ploop:
+	TRANS8(2, SI, R8)
+	SPLIT8(Y4, 0)
+	SPLIT8(Y5, 64)
+	SPLIT8(Y6, 128)
+	SPLIT8(Y7, 192)
+	TRANS8(18, SI, R8)
+	SPLIT8(Y4, 256)
+	SPLIT8(Y5, 320)
+	SPLIT8(Y6, 384)
+	SPLIT8(Y7, 448)
+	TRANS8(2, R11, R12)
+	SPLIT8(Y4, 32)
+	SPLIT8(Y5, 96)
+	SPLIT8(Y6, 160)
+	SPLIT8(Y7, 224)
+	TRANS8(18, R11, R12)
+	SPLIT8(Y4, 288)
+	SPLIT8(Y5, 352)
+	SPLIT8(Y6, 416)
+	SPLIT8(Y7, 480)
+	SCALEW8(0(SI), 0)
+	SCALEW8(0(SI)(R9*1), 1)
+	SCALEW8(0(SI)(R9*2), 2)
+	SCALEW8(0(SI)(R10*1), 3)
+	SCALEW8(0(R8), 4)
+	SCALEW8(0(R8)(R9*1), 5)
+	SCALEW8(0(R8)(R9*2), 6)
+	SCALEW8(0(R8)(R10*1), 7)
+	SCALEW8(0(R11), 8)
+	SCALEW8(0(R11)(R9*1), 9)
+	SCALEW8(0(R11)(R9*2), 10)
+	SCALEW8(0(R11)(R10*1), 11)
+	SCALEW8(0(R12), 12)
+	SCALEW8(0(R12)(R9*1), 13)
+	SCALEW8(0(R12)(R9*2), 14)
+	SCALEW8(0(R12)(R10*1), 15)
+	VCVTPH2PS 1024(DI), Y0
+	VCVTPH2PS 1040(DI), Y1
+	VMOVUPS Y0, 1024(DI)
+	VMOVUPS Y1, 1056(DI)
+	ADDQ $34, SI
+	ADDQ $34, R8
+	ADDQ $34, R11
+	ADDQ $34, R12
+	ADDQ $1088, DI
+	DECQ CX
+	JNZ s8ploop
+s8pdone:
+	VZEROUPPER
+	RET

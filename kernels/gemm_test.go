@@ -196,8 +196,8 @@ func TestMatMulPacked(t *testing.T) {
 }
 
 // packedAt lists which (path, type) pairs have packed routines: the avx512
-// path for Q4_0 and Q8_0, avx2 for Q4_0 only.
-var packedAt = map[string][]ggml.Type{"avx512": {ggml.Q4_0, ggml.Q8_0}, "avx2": {ggml.Q4_0}}
+// and avx2 paths for Q4_0 and Q8_0 (avx2's Q8_0 in the nibble-split layout).
+var packedAt = map[string][]ggml.Type{"avx512": {ggml.Q4_0, ggml.Q8_0}, "avx2": {ggml.Q4_0, ggml.Q8_0}}
 
 // MatMul takes the packed path exactly when the path has one and the batch
 // is at least gemmMinBatch; every other (path, type) and smaller batches
@@ -297,6 +297,28 @@ func refPack(t ggml.Type, n int, w []byte, ws int) []byte {
 	return out
 }
 
+// refPackSplit is the nibble-split Q8_0 layout of gemmq8.go from its
+// definition: for block b, vector j (high nibbles) and 8+j (low nibbles),
+// lane r: the nibbles of bytes 4j..4j+3 of row r's quants + 128, then the 16
+// scales.
+func refPackSplit(n int, w []byte, ws int) []byte {
+	out := make([]byte, n*gemmQ8SplitBlockB)
+	for b := 0; b < n; b++ {
+		o := out[b*gemmQ8SplitBlockB:]
+		for r := 0; r < gemmTileRows; r++ {
+			blk := w[r*ws+b*34:]
+			for e := 0; e < 32; e++ {
+				u := blk[2+e] + 128
+				o[(e/4)*64+r*4+e%4] = u >> 4
+				o[512+(e/4)*64+r*4+e%4] = u & 15
+			}
+			bits := math.Float32bits(getF16(blk))
+			o[1024+4*r], o[1025+4*r], o[1026+4*r], o[1027+4*r] = byte(bits), byte(bits>>8), byte(bits>>16), byte(bits>>24)
+		}
+	}
+	return out
+}
+
 // The packers must produce refPack's bytes exactly for raw random blocks
 // (any quant byte; scales of any finite fp16 value), at a row stride wider
 // than the packed range (a K-range inside a longer row).
@@ -317,12 +339,15 @@ func TestGemmPackLayout(t *testing.T) {
 					putF16(w[b:], v) // clamps to ±65504 / rounds subnormals
 				}
 				want := refPack(typ, n, w, ws)
-				got := make([]byte, n*gemmBlockB)
+				if g.blockB == gemmQ8SplitBlockB {
+					want = refPackSplit(n, w, ws)
+				}
+				got := make([]byte, n*g.blockB)
 				g.pack(n, w, ws, got)
 				for i := range got {
 					if got[i] != want[i] {
 						t.Fatalf("%s %s n=%d: packed byte %d (block %d, vector %d, lane %d) = %#02x, want %#02x",
-							k.Name, typ, n, i, i/gemmBlockB, i%gemmBlockB/64, i%64/4, got[i], want[i])
+							k.Name, typ, n, i, i/g.blockB, i%g.blockB/64, i%64/4, got[i], want[i])
 					}
 				}
 			}
@@ -375,18 +400,18 @@ func TestGemmShortInputsPanic(t *testing.T) {
 				name string
 				f    func()
 			}{
-				{"pack short w", func() { g.pack(n, make([]byte, 16*ws-1), ws, make([]byte, n*gemmBlockB)) }},
-				{"pack short dst", func() { g.pack(n, make([]byte, 16*ws), ws, make([]byte, n*gemmBlockB-1)) }},
-				{"pack stride", func() { g.pack(n, make([]byte, 16*ws), ws-1, make([]byte, n*gemmBlockB)) }},
+				{"pack short w", func() { g.pack(n, make([]byte, 16*ws-1), ws, make([]byte, n*g.blockB)) }},
+				{"pack short dst", func() { g.pack(n, make([]byte, 16*ws), ws, make([]byte, n*g.blockB-1)) }},
+				{"pack stride", func() { g.pack(n, make([]byte, 16*ws), ws-1, make([]byte, n*g.blockB)) }},
 				{"prep short a", func() { g.prep(n, make([]byte, n*34-1), make([]byte, n*8), 8) }},
 				{"kernel short y", func() {
-					g.kernel(n, make([]byte, n*gemmBlockB), make([]byte, 2*n*34), n*34, make([]byte, n*16), 16, make([]float32, 16+15), 16, 2, 16, true)
+					g.kernel(n, make([]byte, n*g.blockB), make([]byte, 2*n*34), n*34, make([]byte, n*16), 16, make([]float32, 16+15), 16, 2, 16, true)
 				}},
 				{"kernel short a", func() {
-					g.kernel(n, make([]byte, n*gemmBlockB), make([]byte, 2*n*34-1), n*34, make([]byte, n*16), 16, make([]float32, 32), 16, 2, 16, true)
+					g.kernel(n, make([]byte, n*g.blockB), make([]byte, 2*n*34-1), n*34, make([]byte, n*16), 16, make([]float32, 32), 16, 2, 16, true)
 				}},
 				{"kernel 17 rows", func() {
-					g.kernel(n, make([]byte, n*gemmBlockB), make([]byte, 2*n*34), n*34, make([]byte, n*16), 16, make([]float32, 64), 32, 2, 17, true)
+					g.kernel(n, make([]byte, n*g.blockB), make([]byte, 2*n*34), n*34, make([]byte, n*16), 16, make([]float32, 64), 32, 2, 17, true)
 				}},
 			} {
 				func() {
