@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "ad812568b9213400b7c2b95258fbcc6e8a1fe522aadc4905565f1c3259fab423"
+const guestSHA256 = "5cbbef3c713de8de1bcb88d98c954a83c27fa53a5ba0b9ddf8cbe694a56ce0d1"
