@@ -43,6 +43,9 @@ const (
 
 const pageSize = 65536
 
+// maxPages is the most linear memory a guest gets: one page short of 4 GiB.
+const maxPages = 65535
+
 // maxCompileWorkers caps wazero's parallel compilation of a cold guest.
 const maxCompileWorkers = 4
 
@@ -139,6 +142,17 @@ func newHost(ctx context.Context, cfg Config, wasm []byte, sum string) (*Host, e
 	if pages > 65536 {
 		return nil, fmt.Errorf("sandbox memory limit %d bytes is over the 4 GiB wasm32 maximum", cfg.MemoryLimit)
 	}
+	// A linear memory of exactly 4 GiB has a byte length that does not fit
+	// wasm32's 32-bit sizes; stop one page short of it, so a 4 GiB cap
+	// behaves like any other.
+	pages = min(pages, maxPages)
+	// Below what the guest declares it needs to start, nothing can run:
+	// say so before touching the compilation cache (which must survive a
+	// bad flag).
+	if need, err := guestMinPages(wasm); err == nil && pages < int64(need) {
+		return nil, fmt.Errorf("sandbox memory limit %s is below the %s the guest needs to start: %w",
+			formatBytes(cfg.MemoryLimit), formatBytes(int64(need)*pageSize), ErrMemoryLimit)
+	}
 	h := &Host{cfg: cfg, cache: cfg.shared}
 	if h.cache != nil || cfg.NoDiskCache {
 		if h.cache == nil {
@@ -177,6 +191,11 @@ func newHost(ctx context.Context, cfg Config, wasm []byte, sum string) (*Host, e
 		}
 	}
 	err := h.compileWithDir(ctx, wasm, pages)
+	if err != nil && errors.Is(err, ErrMemoryLimit) {
+		// The caps, not the cache, are at fault: keep the cache.
+		h.Close(ctx)
+		return nil, err
+	}
 	if err != nil {
 		// The manifest matched but wazero still refused the entry (or the
 		// directory changed under us): wipe and compile afresh, once.
@@ -471,13 +490,22 @@ func (deadlineCheck) Before(ctx context.Context, mod api.Module, _ api.FunctionD
 func (deadlineCheck) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
 func (deadlineCheck) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
 
-// isGoOOM recognises the Go runtime's own fatal error when memory.grow fails
-// at the cap. It only looks at lines the runtime prints itself: job errors go
-// to stderr as one JSON object with exit status 1, never 2.
+// isGoOOM recognises the Go runtime's own fatal errors when memory.grow
+// fails at the cap: "fatal error: out of memory" from the heap, and
+// "fatal error: runtime: cannot allocate memory" (or "... out of memory")
+// when the runtime's own metadata cannot grow. It only looks at lines the
+// runtime prints itself: job errors go to stderr as one JSON object with
+// exit status 1, never 2.
 func isGoOOM(stderr []byte) bool {
 	for _, line := range strings.Split(string(stderr), "\n") {
-		if line == "fatal error: out of memory" || strings.HasPrefix(line, "runtime: out of memory:") {
+		if strings.HasPrefix(line, "runtime: out of memory:") {
 			return true
+		}
+		if msg, ok := strings.CutPrefix(line, "fatal error: "); ok {
+			msg = strings.TrimPrefix(msg, "runtime: ")
+			if msg == "out of memory" || msg == "cannot allocate memory" {
+				return true
+			}
 		}
 	}
 	return false

@@ -107,18 +107,24 @@ func (e *Error) Is(target error) bool {
 // MaxQuotedName is how many bytes of a name from a file QuoteName keeps.
 const MaxQuotedName = 256
 
-// QuoteName quotes a key, tensor or other name taken from a file for an
-// error message. Names longer than MaxQuotedName bytes are cut (at a UTF-8
-// boundary) and their length is given, so a file with a 2 MiB key makes a
-// short error line, the same natively and through the sandbox's capped
-// stderr.
-func QuoteName(s string) string {
+// CapName shortens a key, tensor or other name taken from a file to at
+// most MaxQuotedName bytes: a longer name keeps its head (cut at a UTF-8
+// boundary) and ends in "... (N bytes)" giving its full length. Parse puts
+// capped names in *Error's Key and Tensor, so a file with a 2 MiB key makes
+// a short error, the same natively and through the sandbox (whose stderr
+// is capped), in text and JSON alike.
+func CapName(s string) string {
 	if len(s) <= MaxQuotedName {
-		return strconv.Quote(s)
+		return s
 	}
-	cut := MaxQuotedName
-	for cut > MaxQuotedName-utf8.UTFMax && !utf8.RuneStart(s[cut]) {
+	suffix := fmt.Sprintf("... (%d bytes)", len(s))
+	cut := MaxQuotedName - len(suffix)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return strconv.Quote(s[:cut]) + fmt.Sprintf("... (%d bytes)", len(s))
+	return s[:cut] + suffix
 }
+
+// QuoteName is CapName, quoted: the form every error message uses for a
+// name from a file.
+func QuoteName(s string) string { return strconv.Quote(CapName(s)) }

@@ -60,7 +60,7 @@ type parser struct {
 
 // fail builds a *Error carrying the current key/tensor context.
 func (p *parser) fail(c Category, off int64, format string, args ...any) *Error {
-	return &Error{Category: c, Offset: off, Key: p.key, Tensor: p.tensor, Err: fmt.Errorf(format, args...)}
+	return &Error{Category: c, Offset: off, Key: CapName(p.key), Tensor: CapName(p.tensor), Err: fmt.Errorf(format, args...)}
 }
 
 // ctx adds the current key/tensor to an error from the window.
@@ -68,10 +68,10 @@ func (p *parser) ctx(err error) error {
 	var e *Error
 	if errors.As(err, &e) {
 		if e.Key == "" {
-			e.Key = p.key
+			e.Key = CapName(p.key)
 		}
 		if e.Tensor == "" {
-			e.Tensor = p.tensor
+			e.Tensor = CapName(p.tensor)
 		}
 	}
 	return err
