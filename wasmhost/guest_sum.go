@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "5cbbef3c713de8de1bcb88d98c954a83c27fa53a5ba0b9ddf8cbe694a56ce0d1"
+const guestSHA256 = "7ab860a4e0533abcf62d42795574838be2f803c25db718f9bc862a524770e299"

@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const inspectSHA256 = "d3b033e1d1f3cac09c3e1c00cbf2d11eb2df5f9f05391f2a3178a232808edd25"
+const inspectSHA256 = "87b85e38a9808c6494e9c94fe0f63577b735539fe60a909b64c09a7112c71f09"
