@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "7ab860a4e0533abcf62d42795574838be2f803c25db718f9bc862a524770e299"
+const guestSHA256 = "bba5318d44b84c88075f763e9f777f769b446d5b2ad47831add3b26bf2faae7c"
