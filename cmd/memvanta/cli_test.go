@@ -402,7 +402,7 @@ func TestCLITokenize(t *testing.T) {
 				continue
 			}
 			want := "[" + strings.Join(strings.Fields(wants[i]), ", ") + "]\n"
-			r := mv(t, "", "tokenize", "-m", vocab, "-p", in, "--ids", "--no-bos")
+			r := mv(t, "", "tokenize", "-m", vocab, "-p", in, "--ids", "--no-bos", "--no-escape")
 			r.want(t, 0, "tokenize "+name)
 			if r.stdout != want {
 				t.Errorf("%s %q: %q, llama.cpp %q", name, in, r.stdout, want)
@@ -424,6 +424,13 @@ func TestCLITokenize(t *testing.T) {
 	back.want(t, 0, "detokenize")
 	if back.stdout != "Once upon a time\n" && back.stdout != " Once upon a time\n" {
 		t.Errorf("detokenize(tokenize(x)) = %q", back.stdout)
+	}
+	// Escapes are processed by default (as llama.cpp); --no-escape keeps them.
+	esc := mv(t, "", "tokenize", "-m", m, "-p", `a\nb\x41`, "--ids")
+	lit := mv(t, "", "tokenize", "-m", m, "-p", "a\nbA", "--ids")
+	raw := mv(t, "", "tokenize", "-m", m, "-p", `a\nb\x41`, "--ids", "--no-escape")
+	if esc.stdout != lit.stdout || raw.stdout == lit.stdout {
+		t.Errorf("escapes: %q (escaped) %q (literal newline) %q (--no-escape)", esc.stdout, lit.stdout, raw.stdout)
 	}
 	sp := mv(t, "", "tokenize", "-m", m, "-p", "<s>a", "--ids", "--no-bos", "--special")
 	if !strings.HasPrefix(sp.stdout, "[1, ") {

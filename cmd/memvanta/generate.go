@@ -133,7 +133,10 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	var genIDs []int32
 	var text []byte
 	dec := tok.NewDecoder()
-	stops := &stopper{stops: pr.stops}
+	stops := &stopper{}
+	for _, st := range pr.stops {
+		stops.stops = append(stops.stops, pf.unescape(st))
+	}
 	emit := func(s string) {
 		if jsonOut {
 			text = append(text, s...)

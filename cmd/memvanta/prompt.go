@@ -5,17 +5,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 )
 
 // promptFlags say where the prompt comes from: -p TEXT, -f FILE or -f -
 // (standard input). llama.cpp drops one trailing newline of a prompt file;
 // so does memvanta. An empty prompt means "BOS only", as in llama.cpp.
+//
+// Escapes (\n, \t, \\, \xNN, …) in the prompt are processed by default,
+// as llama.cpp does; --no-escape turns that off.
 type promptFlags struct {
-	prompt string
-	file   string
-	noBOS  bool
-	stdin  io.Reader
+	prompt   string
+	file     string
+	noBOS    bool
+	escape   bool // -e: the default, accepted for llama.cpp command lines
+	noEscape bool
+	stdin    io.Reader
 }
 
 // errBothPrompts is the usage error for -p with -f.
@@ -30,6 +36,55 @@ func (pf *promptFlags) register(c *cli) {
 	c.stringVar(&pf.prompt, "p|prompt", "PROMPT", "", "prompt text (\"\" = start from BOS alone)")
 	c.stringVar(&pf.file, "f|file", "FILE", "", "read the prompt from FILE (- = standard input); one trailing newline is dropped")
 	c.boolVar(&pf.noBOS, "no-bos", "do not add the BOS token the model's metadata asks for")
+	c.boolVar(&pf.escape, "e|escape", "process escapes (\\n, \\r, \\t, \\', \\\", \\\\, \\xNN) in the prompt and stop strings, as llama.cpp (the default)")
+	c.boolVar(&pf.noEscape, "no-escape", "take the prompt and stop strings literally")
+}
+
+// unescape applies the escape setting to s.
+func (pf *promptFlags) unescape(s string) string {
+	if pf.noEscape {
+		return s
+	}
+	return processEscapes(s)
+}
+
+// processEscapes turns \n, \r, \t, \', \", \\ and \xNN (two hex digits)
+// into the characters they name, as llama.cpp's prompt handling does; any
+// other backslash is kept as written.
+func processEscapes(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			out = append(out, s[i])
+			continue
+		}
+		i++
+		switch c := s[i]; c {
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case '\'', '"', '\\':
+			out = append(out, c)
+		case 'x':
+			if i+2 < len(s) {
+				if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+					out = append(out, byte(v))
+					i += 2
+					break
+				}
+			}
+			out = append(out, '\\', c)
+		default:
+			out = append(out, '\\', c)
+		}
+	}
+	return string(out)
 }
 
 // text returns the prompt. given is false when neither -p nor -f was on
@@ -41,7 +96,7 @@ func (pf *promptFlags) text(c *cli) (text string, given bool, err error) {
 	case hasP && hasF:
 		return "", true, errBothPrompts
 	case hasP:
-		return pf.prompt, true, nil
+		return pf.unescape(pf.prompt), true, nil
 	case !hasF:
 		return "", false, nil
 	}
@@ -64,7 +119,7 @@ func (pf *promptFlags) text(c *cli) (text string, given bool, err error) {
 	if len(b) > maxPromptBytes {
 		return "", true, fmt.Errorf("prompt from %s is larger than %d MiB", name, maxPromptBytes>>20)
 	}
-	return strings.TrimSuffix(string(b), "\n"), true, nil
+	return pf.unescape(strings.TrimSuffix(string(b), "\n")), true, nil
 }
 
 // predictFlags say how much to generate and where to stop; chat and serve

@@ -42,8 +42,7 @@ func openTokenizer(path string) (*tokenizer.Tokenizer, error) {
 func runTokenize(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCLI("tokenize", "tokenize -m MODEL (-p TEXT | -f FILE | -f -) [--ids] [--no-bos] [--special] [--json]",
 		"Print the tokens of a text as the model's tokenizer splits it (llama-tokenize's output formats).\n"+
-			"Unlike llama-tokenize, control-token text such as <s> is plain text unless --special is given,\n"+
-			"and escapes such as \\n in -p are not processed (use -f for multi-line text).")
+			"Unlike llama-tokenize, control-token text such as <s> is plain text unless --special is given.")
 	var pf promptFlags
 	var model string
 	var ids, special, jsonOut, count bool
