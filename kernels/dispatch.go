@@ -110,9 +110,5 @@ func (k *Impl) clone(name string) *Impl {
 // setDot replaces the dot routine for weight type t.
 func (k *Impl) setDot(t ggml.Type, f DotFunc) { k.dot[t] = f }
 
-// setDequant replaces the dequantization routine for type t; it must be
-// bit-exact with the portable one.
-func (k *Impl) setDequant(t ggml.Type, f func(src []byte, dst []float32)) { k.deq[t] = f }
-
 // String is the path name, for logs and bench output.
 func (k *Impl) String() string { return k.Name }

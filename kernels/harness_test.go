@@ -6,7 +6,6 @@ package kernels
 // be covered: appearing in archImpls is enough.
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -305,7 +304,5 @@ func TestDotZeroLength(t *testing.T) {
 		}
 	}
 }
-
-func le16(b []byte, v uint16) { binary.LittleEndian.PutUint16(b, v) }
 
 var _ = fmt.Sprint

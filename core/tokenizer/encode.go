@@ -234,8 +234,7 @@ func (t *Tokenizer) encodeSPM(text string, out []int32) []int32 {
 const hexDigits = "0123456789ABCDEF"
 
 func (t *Tokenizer) appendByteToken(out []int32, b byte) []int32 {
-	name := string([]byte{'<', '0', 'x', hexDigits[b>>4], hexDigits[b&15], '>'})
-	if id, ok := t.ids[name]; ok {
+	if id, ok := t.ids[string([]byte{'<', '0', 'x', hexDigits[b>>4], hexDigits[b&15], '>'})]; ok {
 		return append(out, id)
 	}
 	if id, ok := t.ids[string([]byte{b})]; ok {

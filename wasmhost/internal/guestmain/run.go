@@ -110,8 +110,7 @@ func testMode(mode string, args []string) int {
 		}
 		return ExitOK
 	case "_panic":
-		var m map[string]int
-		m["x"] = 1
+		panic("guest: _panic test mode")
 	}
 	return ExitUsage
 }

@@ -38,7 +38,6 @@ func (e *enc) u32(v uint32) *enc  { e.b = binary.LittleEndian.AppendUint32(e.b, 
 func (e *enc) u64(v uint64) *enc  { e.b = binary.LittleEndian.AppendUint64(e.b, v); return e }
 func (e *enc) str(s string) *enc  { return e.u64(uint64(len(s))).raw([]byte(s)...) }
 func (e *enc) f32(v float32) *enc { return e.u32(math.Float32bits(v)) }
-func (e *enc) bytes() []byte      { return append([]byte(nil), e.b...) }
 func kv(key string, typ uint32, payload func(*enc)) []byte {
 	e := (&enc{}).str(key).u32(typ)
 	payload(e)
