@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "bba5318d44b84c88075f763e9f777f769b446d5b2ad47831add3b26bf2faae7c"
+const guestSHA256 = "995aa80d8c999b6d697395edf82f223b1167860be79e72a2cd6bf48e0cdad513"

@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const inspectSHA256 = "50e6172939401e32dcf465101a5aafef795df73fe87722d97a23fc4027783e94"
+const inspectSHA256 = "ea2ce0a878f67845786f318ede6acb99f9f8b444c08c9771e3ce3736fdf84718"
