@@ -50,6 +50,9 @@ const gemmQ4KMinBatch = 8
 // the one-row dots at batch 8, 1.35× at 16, 2.6× at 128.
 const gemmQ6KMinBatch = 16
 
+// gemmQ5KMinBatch: as Q6_K (the same packer cost per byte).
+const gemmQ5KMinBatch = 16
+
 // setGemms installs packed routines on k (after deriveImpl, which copies
 // the base path's entries: the list overrides them).
 func setGemms(k *Impl, list []archGemm) {
@@ -163,6 +166,9 @@ func gemmPackQ8_0SplitAVX2(nblk int, w *byte, ws int, dst *byte)
 
 //go:noescape
 func gemmKernelQ8SplitAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+
+//go:noescape
+func gemmKernelQ5KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
 
 //go:noescape
 func gemmKernelQ6KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)

@@ -1783,3 +1783,266 @@ s8ploop:
 s8pdone:
 	VZEROUPPER
 	RET
+
+// func gemmKernelQ5KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+//
+// Q5_K in the Q4_K layout with 5-bit quants (packQ5K): a VPMADDUBSW pair
+// sum is at most 2·31·128 = 7936, so four dword groups (31744) share an
+// int16 lane and each sub-block is scaled in two halves; scales, mins and
+// the float part are Q4_K's (KSC*, KMN*, KFIN).
+TEXT ·gemmKernelQ5KAVX2(SB), NOSPLIT, $0-88
+	MOVQ a+16(FP), R12
+	MOVQ as+24(FP), R9
+	MOVQ y+48(FP), R14
+	MOVQ ys+56(FP), BX
+	MOVQ ntok+64(FP), AX
+q5k2group:
+	CMPQ AX, $2
+	JLT q5k1group
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ q5k2zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y12
+	VMASKMOVPS 32(R14), Y9, Y13
+	VMASKMOVPS (R14)(BX*1), Y8, Y14
+	VMASKMOVPS 32(R14)(BX*1), Y9, Y15
+	JMP q5k2start
+q5k2zero:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+q5k2start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	TESTQ CX, CX
+	JZ q5k2store
+q5k2loop:
+	KG2FIRST(0, 0)
+	KG2(0, 1)
+	KG2(0, 2)
+	KG2(0, 3)
+	KSC2FIRST(0)
+	KG2FIRST(0, 4)
+	KG2(0, 5)
+	KG2(0, 6)
+	KG2(0, 7)
+	KSC2(0)
+	KG2FIRST(1, 0)
+	KG2(1, 1)
+	KG2(1, 2)
+	KG2(1, 3)
+	KSC2(1)
+	KG2FIRST(1, 4)
+	KG2(1, 5)
+	KG2(1, 6)
+	KG2(1, 7)
+	KSC2(1)
+	KG2FIRST(2, 0)
+	KG2(2, 1)
+	KG2(2, 2)
+	KG2(2, 3)
+	KSC2(2)
+	KG2FIRST(2, 4)
+	KG2(2, 5)
+	KG2(2, 6)
+	KG2(2, 7)
+	KSC2(2)
+	KG2FIRST(3, 0)
+	KG2(3, 1)
+	KG2(3, 2)
+	KG2(3, 3)
+	KSC2(3)
+	KG2FIRST(3, 4)
+	KG2(3, 5)
+	KG2(3, 6)
+	KG2(3, 7)
+	KSC2(3)
+	KG2FIRST(4, 0)
+	KG2(4, 1)
+	KG2(4, 2)
+	KG2(4, 3)
+	KSC2(4)
+	KG2FIRST(4, 4)
+	KG2(4, 5)
+	KG2(4, 6)
+	KG2(4, 7)
+	KSC2(4)
+	KG2FIRST(5, 0)
+	KG2(5, 1)
+	KG2(5, 2)
+	KG2(5, 3)
+	KSC2(5)
+	KG2FIRST(5, 4)
+	KG2(5, 5)
+	KG2(5, 6)
+	KG2(5, 7)
+	KSC2(5)
+	KG2FIRST(6, 0)
+	KG2(6, 1)
+	KG2(6, 2)
+	KG2(6, 3)
+	KSC2(6)
+	KG2FIRST(6, 4)
+	KG2(6, 5)
+	KG2(6, 6)
+	KG2(6, 7)
+	KSC2(6)
+	KG2FIRST(7, 0)
+	KG2(7, 1)
+	KG2(7, 2)
+	KG2(7, 3)
+	KSC2(7)
+	KG2FIRST(7, 4)
+	KG2(7, 5)
+	KG2(7, 6)
+	KG2(7, 7)
+	KSC2(7)
+	KMN2FIRST
+	KMN2(1)
+	KMN2(2)
+	KMN2(3)
+	KMN2(4)
+	KMN2(5)
+	KMN2(6)
+	KMN2(7)
+	KFIN(0, Y4, Y5, Y0, Y1, Y12, Y13)
+	ADDQ R9, DI
+	KFIN(0, Y6, Y7, Y2, Y3, Y14, Y15)
+	SUBQ R9, DI
+	ADDQ $5248, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ q5k2loop
+q5k2store:
+	KMASKS
+	VMASKMOVPS Y12, Y8, (R14)
+	VMASKMOVPS Y13, Y9, 32(R14)
+	VMASKMOVPS Y14, Y8, (R14)(BX*1)
+	VMASKMOVPS Y15, Y9, 32(R14)(BX*1)
+	LEAQ (R12)(R9*2), R12
+	LEAQ (R14)(BX*2), R14
+	SUBQ $2, AX
+	JMP q5k2group
+q5k1group:
+	TESTQ AX, AX
+	JZ q5kdone
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ q5k1zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y12
+	VMASKMOVPS 32(R14), Y9, Y13
+	JMP q5k1start
+q5k1zero:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+q5k1start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	TESTQ CX, CX
+	JZ q5k1store
+q5k1loop:
+	KG1FIRST(0, 0)
+	KG1(0, 1)
+	KG1(0, 2)
+	KG1(0, 3)
+	KSC1FIRST(0)
+	KG1FIRST(0, 4)
+	KG1(0, 5)
+	KG1(0, 6)
+	KG1(0, 7)
+	KSC1(0)
+	KG1FIRST(1, 0)
+	KG1(1, 1)
+	KG1(1, 2)
+	KG1(1, 3)
+	KSC1(1)
+	KG1FIRST(1, 4)
+	KG1(1, 5)
+	KG1(1, 6)
+	KG1(1, 7)
+	KSC1(1)
+	KG1FIRST(2, 0)
+	KG1(2, 1)
+	KG1(2, 2)
+	KG1(2, 3)
+	KSC1(2)
+	KG1FIRST(2, 4)
+	KG1(2, 5)
+	KG1(2, 6)
+	KG1(2, 7)
+	KSC1(2)
+	KG1FIRST(3, 0)
+	KG1(3, 1)
+	KG1(3, 2)
+	KG1(3, 3)
+	KSC1(3)
+	KG1FIRST(3, 4)
+	KG1(3, 5)
+	KG1(3, 6)
+	KG1(3, 7)
+	KSC1(3)
+	KG1FIRST(4, 0)
+	KG1(4, 1)
+	KG1(4, 2)
+	KG1(4, 3)
+	KSC1(4)
+	KG1FIRST(4, 4)
+	KG1(4, 5)
+	KG1(4, 6)
+	KG1(4, 7)
+	KSC1(4)
+	KG1FIRST(5, 0)
+	KG1(5, 1)
+	KG1(5, 2)
+	KG1(5, 3)
+	KSC1(5)
+	KG1FIRST(5, 4)
+	KG1(5, 5)
+	KG1(5, 6)
+	KG1(5, 7)
+	KSC1(5)
+	KG1FIRST(6, 0)
+	KG1(6, 1)
+	KG1(6, 2)
+	KG1(6, 3)
+	KSC1(6)
+	KG1FIRST(6, 4)
+	KG1(6, 5)
+	KG1(6, 6)
+	KG1(6, 7)
+	KSC1(6)
+	KG1FIRST(7, 0)
+	KG1(7, 1)
+	KG1(7, 2)
+	KG1(7, 3)
+	KSC1(7)
+	KG1FIRST(7, 4)
+	KG1(7, 5)
+	KG1(7, 6)
+	KG1(7, 7)
+	KSC1(7)
+	KMN1FIRST
+	KMN1(1)
+	KMN1(2)
+	KMN1(3)
+	KMN1(4)
+	KMN1(5)
+	KMN1(6)
+	KMN1(7)
+	KFIN(0, Y4, Y5, Y0, Y1, Y12, Y13)
+	ADDQ $5248, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ q5k1loop
+q5k1store:
+	KMASKS
+	VMASKMOVPS Y12, Y8, (R14)
+	VMASKMOVPS Y13, Y9, 32(R14)
+q5kdone:
+	VZEROUPPER
+	RET

@@ -145,3 +145,45 @@ func packQ6K(n int, w []byte, ws int, dst []byte) {
 		}
 	}
 }
+
+// packQ5K packs super-blocks [0, n) of the 16 Q5_K rows w[r·ws:] into dst
+// in the Q4_K layout (gemmQ4KBlockB bytes per super-block) with 5-bit
+// quants 0..31: the fifth bit of sub-block s is bit s of qh.
+func packQ5K(n int, w []byte, ws int, dst []byte) {
+	if n <= 0 {
+		return
+	}
+	if ws < n*176 {
+		panic(fmt.Sprintf("kernels: gemm pack Q5_K: row stride %d for %d blocks", ws, n))
+	}
+	_ = w[(gemmTileRows-1)*ws+n*176-1]
+	_ = dst[n*gemmQ4KBlockB-1]
+	le := binary.LittleEndian
+	for b := 0; b < n; b++ {
+		o := (*[gemmQ4KBlockB]byte)(dst[b*gemmQ4KBlockB:])
+		for r := 0; r < gemmTileRows; r++ {
+			x := (*[176]byte)(w[r*ws+b*176:])
+			le.PutUint32(o[gemmQ4KD+4*r:], math.Float32bits(getF16(x[0:])))
+			le.PutUint32(o[gemmQ4KDmin+4*r:], math.Float32bits(getF16(x[2:])))
+			a0, a1, a2 := le.Uint32(x[4:]), le.Uint32(x[8:]), le.Uint32(x[12:])
+			sc := uint64(a0&0x3f3f3f3f) | uint64(a2&0x0f0f0f0f|(a0>>6&0x03030303)<<4)<<32
+			mn := uint64(a1&0x3f3f3f3f) | uint64(a2>>4&0x0f0f0f0f|(a1>>6&0x03030303)<<4)<<32
+			for s := 0; s < 8; s++ {
+				c, m := uint32(sc>>(8*s)&0xff), uint32(mn>>(8*s)&0xff)
+				le.PutUint32(o[gemmQ4KSc+64*s+4*r:], c|c<<16)
+				le.PutUint32(o[gemmQ4KMin+64*s+4*r:], m|m<<16)
+			}
+			qh := (*[32]byte)(x[16:])
+			for c := 0; c < 4; c++ {
+				q := (*[32]byte)(x[48+32*c:])
+				lo := o[64*8*(2*c)+4*r:]
+				hi := o[64*8*(2*c+1)+4*r:]
+				for j := 0; j < 8; j++ {
+					v, h := le.Uint32(q[4*j:]), le.Uint32(qh[4*j:])
+					le.PutUint32(lo[64*j:], v&0x0f0f0f0f|(h>>(2*c)&0x01010101)<<4)
+					le.PutUint32(hi[64*j:], v>>4&0x0f0f0f0f|(h>>(2*c+1)&0x01010101)<<4)
+				}
+			}
+		}
+	}
+}

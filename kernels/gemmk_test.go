@@ -86,7 +86,7 @@ func gemmKWeights(r *rand.Rand, t ggml.Type, rows, cols int) []byte {
 // as well as 3 and 1 super-blocks (outputs continued through y). y starts
 // as NaN with a NaN guard after it.
 func TestMatMulPackedK(t *testing.T) {
-	types := []ggml.Type{ggml.Q4_K, ggml.Q6_K}
+	types := []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K}
 	rowsList := []int{1, 5, 15, 16, 17, 33}
 	colsList := []int{256, 768, 2048, 5632}
 	if gemmRace {
@@ -161,34 +161,41 @@ func TestMatMulPackedK(t *testing.T) {
 	}
 }
 
-// The Q4_K packing recombines to Dequantize's values bit for bit: for
-// every row and element, d·sc·q − dmin·m (with dequantize_row_q4_K's
-// roundings) from the packed fields equals the dequantized element.
+// The Q4_K and Q5_K packings recombine to Dequantize's values bit for bit:
+// for every row and element, d·sc·q − dmin·m (with dequantize_row_q4_K /
+// _q5_K's roundings) from the packed fields equals the dequantized element.
 func TestGemmPackQ4KLayout(t *testing.T) {
 	r := rand.New(rand.NewPCG(123, 124))
-	for _, n := range []int{1, 2, 5} {
-		ws := (n + 2) * 144
-		w := randWeights(r, ggml.Q4_K, 16*(n+2)*256)
-		dst := rawBytes(r, n*gemmQ4KBlockB)
-		packQ4K(n, w, ws, dst)
-		le := binary.LittleEndian
-		for row := 0; row < 16; row++ {
-			want := dequant(ggml.Q4_K, w[row*ws:row*ws+n*144], n*256)
-			for b := 0; b < n; b++ {
-				o := dst[b*gemmQ4KBlockB:]
-				d := math.Float32frombits(le.Uint32(o[gemmQ4KD+4*row:]))
-				dmin := math.Float32frombits(le.Uint32(o[gemmQ4KDmin+4*row:]))
-				for e := 0; e < 256; e++ {
-					s, j := e/32, e%32/4
-					q := o[64*(8*s+j)+4*row+e%4]
-					sc := le.Uint32(o[gemmQ4KSc+64*s+4*row:])
-					m := le.Uint32(o[gemmQ4KMin+64*s+4*row:])
-					if q > 15 || sc>>16 != sc&0xffff || m>>16 != m&0xffff {
-						t.Fatalf("n=%d row %d block %d elem %d: q %d, scale pair %#x, min pair %#x", n, row, b, e, q, sc, m)
-					}
-					got := float32(float32(d*float32(sc&0xffff))*float32(q)) - float32(dmin*float32(m&0xffff))
-					if math.Float32bits(got) != math.Float32bits(want[b*256+e]) {
-						t.Fatalf("n=%d row %d block %d elem %d: packed gives %g, dequantized %g", n, row, b, e, got, want[b*256+e])
+	for _, c := range []struct {
+		typ  ggml.Type
+		pack func(n int, w []byte, ws int, dst []byte)
+		qmax byte
+	}{{ggml.Q4_K, packQ4K, 15}, {ggml.Q5_K, packQ5K, 31}} {
+		bs := c.typ.TypeSize()
+		for _, n := range []int{1, 2, 5} {
+			ws := (n + 2) * bs
+			w := randWeights(r, c.typ, 16*(n+2)*256)
+			dst := rawBytes(r, n*gemmQ4KBlockB)
+			c.pack(n, w, ws, dst)
+			le := binary.LittleEndian
+			for row := 0; row < 16; row++ {
+				want := dequant(c.typ, w[row*ws:row*ws+n*bs], n*256)
+				for b := 0; b < n; b++ {
+					o := dst[b*gemmQ4KBlockB:]
+					d := math.Float32frombits(le.Uint32(o[gemmQ4KD+4*row:]))
+					dmin := math.Float32frombits(le.Uint32(o[gemmQ4KDmin+4*row:]))
+					for e := 0; e < 256; e++ {
+						s, j := e/32, e%32/4
+						q := o[64*(8*s+j)+4*row+e%4]
+						sc := le.Uint32(o[gemmQ4KSc+64*s+4*row:])
+						m := le.Uint32(o[gemmQ4KMin+64*s+4*row:])
+						if q > c.qmax || sc>>16 != sc&0xffff || m>>16 != m&0xffff {
+							t.Fatalf("%s n=%d row %d block %d elem %d: q %d, scale pair %#x, min pair %#x", c.typ, n, row, b, e, q, sc, m)
+						}
+						got := float32(float32(d*float32(sc&0xffff))*float32(q)) - float32(dmin*float32(m&0xffff))
+						if math.Float32bits(got) != math.Float32bits(want[b*256+e]) {
+							t.Fatalf("%s n=%d row %d block %d elem %d: packed gives %g, dequantized %g", c.typ, n, row, b, e, got, want[b*256+e])
+						}
 					}
 				}
 			}
@@ -203,7 +210,7 @@ func TestMatMulPackedKDispatch(t *testing.T) {
 	p := NewPool(2)
 	defer p.Close()
 	const rows, cols = 21, 3 * 256
-	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q6_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			ws, _ := RowSize(typ, cols)
@@ -235,7 +242,7 @@ func TestMatMulPackedKDispatch(t *testing.T) {
 
 // Short buffers and bad strides panic in Go before the assembly runs.
 func TestGemmKShortInputsPanic(t *testing.T) {
-	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q6_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			bs, abs, pb := typ.TypeSize(), 292, g.blockB
