@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -469,7 +468,15 @@ func TestCLISigpipe(t *testing.T) {
 // marker, sends SIGINT and returns the result.
 func interruptAfter(t *testing.T, marker string, args ...string) result {
 	t.Helper()
+	return interruptAfterEnv(t, nil, marker, args...)
+}
+
+func interruptAfterEnv(t *testing.T, env []string, marker string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(memvantaBin(t), args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	pr, pw := io.Pipe()
@@ -478,17 +485,26 @@ func interruptAfter(t *testing.T, marker string, args ...string) result {
 		t.Fatal(err)
 	}
 	var errb bytes.Buffer
+	var errMu sync.Mutex
 	done := make(chan struct{})
 	seen := make(chan struct{})
 	go func() {
 		defer close(done)
-		sc := bufio.NewScanner(pr)
-		sc.Split(scanLinesOrCR)
+		// Match on the raw stream: a progress line rewritten with \r may
+		// stay unterminated while the command waits.
 		once := sync.Once{}
-		for sc.Scan() {
-			errb.WriteString(sc.Text() + "\n")
-			if strings.Contains(sc.Text(), marker) {
+		buf := make([]byte, 4096)
+		for {
+			n, err := pr.Read(buf)
+			errMu.Lock()
+			errb.Write(buf[:n])
+			hit := strings.Contains(errb.String(), marker)
+			errMu.Unlock()
+			if hit {
 				once.Do(func() { close(seen) })
+			}
+			if err != nil {
+				return
 			}
 		}
 	}()
@@ -508,17 +524,6 @@ func interruptAfter(t *testing.T, marker string, args ...string) result {
 		code = ee.ExitCode()
 	}
 	return result{code, out.String(), errb.String()}
-}
-
-// scanLinesOrCR splits on \n and \r (progress lines rewrite with \r).
-func scanLinesOrCR(data []byte, atEOF bool) (int, []byte, error) {
-	if i := bytes.IndexAny(data, "\r\n"); i >= 0 {
-		return i + 1, data[:i], nil
-	}
-	if atEOF && len(data) > 0 {
-		return len(data), data, nil
-	}
-	return 0, nil, nil
 }
 
 func TestCLIInterrupt(t *testing.T) {
@@ -561,6 +566,7 @@ type hubServer struct {
 	mu     sync.Mutex
 	repos  map[string]map[string][]byte // "owner/repo" -> file -> content
 	cut    int
+	stall  bool // after cut bytes, hold the connection open until the client leaves
 	ranges []string
 }
 
@@ -605,6 +611,13 @@ func (h *hubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		w.Write(b[:cut])
 		w.(http.Flusher).Flush()
+		if h.stall {
+			h.stall = false
+			h.mu.Unlock()
+			<-r.Context().Done()
+			h.mu.Lock()
+			return
+		}
 		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
 			conn.Close()
 		}
@@ -661,6 +674,25 @@ func TestCLIPull(t *testing.T) {
 	if wantR := fmt.Sprintf("bytes=%d-", len(f32)/3); len(h.ranges) != 2 || h.ranges[1] != wantR {
 		t.Errorf("Range headers %q, want the second to be %q", h.ranges, wantR)
 	}
+
+	// Ctrl-C during a download keeps the partial file (exit 130), and the
+	// next pull resumes it.
+	h.mu.Lock()
+	h.cut, h.stall, h.ranges = len(q8)/2, true, nil
+	h.mu.Unlock()
+	ir := interruptAfterEnv(t, env, "pull: acme/stories260K-GGUF/stories260K-Q8_0.gguf", "pull", "hf.co/acme/stories260K-GGUF:Q8_0")
+	if ir.code != 130 || !strings.Contains(ir.stderr, "partial download is kept") {
+		t.Errorf("interrupted pull: exit %d, stderr %q", ir.code, ir.stderr)
+	}
+	qpart := filepath.Join(dir, "acme", "stories260K-GGUF", "stories260K-Q8_0.gguf.part")
+	if st, err := os.Stat(qpart); err != nil || st.Size() != int64(len(q8)/2) {
+		t.Errorf("partial file after Ctrl-C: %v, %v", st, err)
+	}
+	mvEnv(t, env, "", "pull", "hf.co/acme/stories260K-GGUF:Q8_0").want(t, 0, "pull after Ctrl-C")
+	if wantR := fmt.Sprintf("bytes=%d-", len(q8)/2); len(h.ranges) != 2 || h.ranges[1] != wantR {
+		t.Errorf("after Ctrl-C: Range headers %q, want the second to be %q", h.ranges, wantR)
+	}
+	mvEnv(t, env, "", "rm", "hf.co/acme/stories260K-GGUF:Q8_0").want(t, 0, "rm Q8_0")
 
 	// -m hf.co/... runs the pulled file like the local one; an unpulled
 	// reference is pulled on first use.

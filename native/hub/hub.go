@@ -58,8 +58,11 @@ const DefaultEndpoint = "https://huggingface.co"
 const DefaultTag = "Q4_K_M"
 
 // maxListing bounds a tree listing page (the Hub's are a few KB per 100
-// files).
-const maxListing = 32 << 20
+// files), and maxFiles the files kept from a whole listing.
+const (
+	maxListing = 32 << 20
+	maxFiles   = 100000
+)
 
 // Ref is a parsed model reference.
 type Ref struct {
@@ -237,6 +240,9 @@ func (c *Client) List(ctx context.Context, owner, repo string) ([]Remote, error)
 				r.SHA256, r.Size = strings.ToLower(e.LFS.Oid), e.LFS.Size
 			}
 			out = append(out, r)
+		}
+		if len(out) > maxFiles {
+			return nil, fmt.Errorf("hub: %s/%s: the repository lists more than %d files", owner, repo, maxFiles)
 		}
 		next = nextLink(resp.Header.Get("Link"), next)
 	}

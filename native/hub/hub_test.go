@@ -372,3 +372,31 @@ func TestPullErrors(t *testing.T) {
 		}
 	}
 }
+
+// Whatever a user types or a listing names, a reference that parses maps
+// inside the model directory, and the Link parser never panics.
+func FuzzParseRef(f *testing.F) {
+	for _, s := range []string{"hf.co/acme/tiny-GGUF", "hf.co/a/b:Q4_K_M", "huggingface.co/a/b/c/d.gguf", "hf.co/a/b/../x.gguf", "hf.co/a/b/.x.gguf"} {
+		f.Add(s, `<https://huggingface.co/api/models/a/b/tree/main?cursor=x>; rel="next"`)
+	}
+	f.Fuzz(func(t *testing.T, s, link string) {
+		nextLink(link, "https://huggingface.co/api/models/a/b/tree/main")
+		rangeStart(link)
+		r, err := ParseRef(s)
+		if err != nil {
+			return
+		}
+		c := &Client{Dir: "/models"}
+		file := r.File
+		if file == "" {
+			file = "x.gguf"
+		}
+		p := c.LocalPath(r, file)
+		if rel, err := filepath.Rel(c.Dir, p); err != nil || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+			t.Fatalf("%q maps to %s, outside %s", s, p, c.Dir)
+		}
+		if back, err := ParseRef(r.String()); err != nil || back != r {
+			t.Fatalf("%q: String() %q parses to %+v, %v", s, r.String(), back, err)
+		}
+	})
+}
