@@ -79,12 +79,21 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	c.intVar(&reps, "r|repetitions", "N", 5, "repetitions after the warm-up")
 	c.stringVar(&seedStr, "seed", "SEED", "1234", "seed for the random prompt tokens")
 	c.boolVar(&jsonOut, "json", "print results as JSON on stdout")
+	var outFmt string
+	c.stringVar(&outFmt, "o|output", "FORMAT", "md", "llama-bench's output format: md (the table) or json (same as --json)")
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "memvanta bench: "+format+"\n", a...)
 		return exitRuntime
+	}
+	switch outFmt {
+	case "md":
+	case "json":
+		jsonOut = true
+	default:
+		return c.usageErr(stderr, "-o %q: md or json (csv, jsonl and sql are not supported)", outFmt)
 	}
 	seed, err := strconv.ParseUint(seedStr, 10, 64)
 	if err != nil {

@@ -239,6 +239,24 @@ func TestCLILlamaCppFlags(t *testing.T) {
 	if !strings.Contains(short.stderr, "seed 42") {
 		t.Errorf("stats line lacks the seed: %q", short.stderr)
 	}
+	// A typical llama-cli line, with flags that mean nothing here.
+	cliLine := mv(t, "", "generate", "-m", m, "-p", "Once upon a time", "-n", "24", "-c", "256", "-t", "1", "-b", "4", "--temp", "0.7", "-s", "42",
+		"-ngl", "99", "-ub", "512", "--color", "--mlock", "--no-mmap", "--log-disable", "--no-display-prompt", "-no-cnv", "-e")
+	if cliLine.stdout != short.stdout {
+		t.Errorf("llama-cli line: %q (stderr %q), want %q", cliLine.stdout, cliLine.stderr, short.stdout)
+	}
+	// llama-bench's -o json is --json; llama-tokenize's --stdin is -f -.
+	bj := mv(t, "", "bench", "-m", m, "-p", "8", "-n", "2", "-r", "1", "-o", "json", "-ngl", "99")
+	bj.want(t, 0, "bench -o json")
+	if !json.Valid([]byte(bj.stdout)) {
+		t.Errorf("bench -o json: %q", bj.stdout)
+	}
+	mv(t, "", "bench", "-m", m, "-o", "csv").want(t, 2, "bench -o csv")
+	tp := mv(t, "", "tokenize", "-m", m, "-p", "Once upon a time", "--ids")
+	ts := mv(t, "Once upon a time", "tokenize", "-m", m, "--stdin", "--ids", "--log-disable")
+	if ts.stdout != tp.stdout || tp.stdout == "" {
+		t.Errorf("tokenize --stdin %q, -p %q", ts.stdout, tp.stdout)
+	}
 	// -p and -f together is a usage error.
 	mv(t, "", "generate", "-m", m, "-p", "x", "-f", pf).want(t, 2, "-p with -f")
 }

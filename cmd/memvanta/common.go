@@ -31,7 +31,7 @@ type modelFlags struct {
 	memStream string
 	keepCache bool
 	verify    bool
-	gpuLayers string // accepted for llama.cpp command lines, ignored
+	compat    llamaCompat
 
 	// threadsArg is -t as given; validate sets threads from it, and
 	// threadsAll too when threadList allows a comma list (bench).
@@ -58,7 +58,26 @@ func (mf *modelFlags) register(c *cli, ctxHelp string) {
 	c.stringVar(&mf.memStream, "mem-stream", "HOW", "", "how --mem budget streams weights: map (default: populate the file mapping ahead, drop it behind) or copy (pread into cache buffers)")
 	c.boolVar(&mf.keepCache, "keep-page-cache", "never re-read parts of the model file that the page cache holds in small (4 KiB) folios into 2 MiB folios (mapped modes do by default: it makes the mapping much cheaper to touch)")
 	c.boolVar(&mf.verify, "verify", "validate the file in the wasm sandbox before mapping it natively (for untrusted files)")
-	c.stringVar(&mf.gpuLayers, "-ngl|gpu-layers|n-gpu-layers", "N", "", "accepted for llama.cpp command lines and ignored: memvanta runs on the CPU")
+	mf.compat.register(c)
+}
+
+// llamaCompat are llama.cpp flags that have no meaning here, accepted so
+// that llama-cli / llama-bench command lines run unchanged.
+type llamaCompat struct {
+	gpuLayers, ubatch     string
+	color, mlock, noMmap  bool
+	logDisable, noDisplay bool
+}
+
+func (lc *llamaCompat) register(c *cli) {
+	c.group("Accepted for llama.cpp command lines, no effect")
+	c.stringVar(&lc.gpuLayers, "-ngl|gpu-layers|n-gpu-layers", "N", "", "memvanta runs on the CPU")
+	c.stringVar(&lc.ubatch, "-ub|ubatch-size", "N", "", "the prompt batch is -b")
+	c.boolVar(&lc.color, "color", "output is never coloured")
+	c.boolVar(&lc.mlock, "mlock", "see --mem for how weights are held")
+	c.boolVar(&lc.noMmap, "no-mmap", "see --mem and --mem-stream copy")
+	c.boolVar(&lc.logDisable, "log-disable", "memvanta logs only one statistics line")
+	c.boolVar(&lc.noDisplay, "no-display-prompt", "the prompt is never echoed")
 }
 
 // validate checks the values; its errors are usage errors.

@@ -71,7 +71,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	c.group("Output")
 	var jsonOut, noCnv bool
 	c.boolVar(&jsonOut, "json", "print one JSON document (prompt ids, generated ids, text, stats) instead of streaming text")
-	c.boolVar(&noCnv, "-no-cnv|no-conversation", "accepted for llama-cli command lines: generate never enters conversation mode")
+	c.boolVar(&noCnv, "-no-cnv|no-conversation", "accepted for llama-cli command lines, no effect: generate never enters conversation mode")
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
 	}

@@ -54,11 +54,22 @@ func runTokenize(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	c.boolVar(&special, "special|parse-special", "parse control-token text (<s>, <|eot_id|>) into those tokens")
 	c.boolVar(&count, "show-count", "also print the number of tokens")
 	c.boolVar(&jsonOut, "json", "print {\"ids\": [...], \"pieces\": [...]}")
+	var fromStdin, logDisable bool
+	c.boolVar(&fromStdin, "stdin", "read the text from standard input (llama-tokenize's spelling of -f -)")
+	c.boolVar(&logDisable, "log-disable", "accepted for llama-tokenize command lines, no effect")
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
 	}
 	if model == "" {
 		return c.usageErr(stderr, "-m MODEL is required")
+	}
+	if fromStdin {
+		if c.isSet("p") || c.isSet("f") {
+			return c.usageErr(stderr, "--stdin, -f and -p are mutually exclusive")
+		}
+		if err := c.fs.Set("f", "-"); err != nil {
+			return c.usageErr(stderr, "%v", err)
+		}
 	}
 	text, given, err := pf.text(c)
 	if !given {
