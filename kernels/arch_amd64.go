@@ -32,6 +32,7 @@ func archImpls(scalar *Impl) []*Impl {
 	// Packed K-quants: AVX2 code, so the avx512 path derived below keeps it.
 	avx2.gemm[ggml.Q4_K] = newGemmK(ggml.Q4_K, gemmQ4KBlockB, gemmQ4KKB, packQ4K, gemmKernelQ4KAVX2, gemmQ4KMinBatch)
 	avx2.gemm[ggml.Q5_K] = newGemmK(ggml.Q5_K, gemmQ4KBlockB, gemmQ4KKB, packQ5K, gemmKernelQ5KAVX2, gemmQ5KMinBatch)
+	avx2.gemm[ggml.IQ4_XS] = newGemmK(ggml.IQ4_XS, gemmIQ4XSBlockB, gemmIQ4XSKB, packIQ4XS, gemmKernelIQ4XSAVX2, gemmIQ4XSMinBatch)
 	avx2.gemm[ggml.Q6_K] = newGemmK(ggml.Q6_K, gemmQ6KBlockB, gemmQ6KKB, packQ6K, gemmKernelQ6KAVX2, gemmQ6KMinBatch)
 	out := []*Impl{avx2}
 	if c.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL, cpuid.AVX512VNNI) {

@@ -40,18 +40,19 @@ var avx2Gemms = []archGemm{
 	{t: ggml.Q8_0, off: 128, pack: gemmPackQ8_0SplitAVX2, kernel: gemmKernelQ8SplitAVX2, blockB: gemmQ8SplitBlockB, kb: gemmQ8SplitKB},
 }
 
-// gemmQ4KMinBatch is the smallest batch the packed Q4_K MatMul takes: in
-// BenchmarkGemmAlt (one thread, fastest of alternating calls, 2048×2048)
-// packed ran 0.35× the one-row dots at batch 2, 0.64× at 4, 1.0× at 8 and
-// 1.5× at 16, the Go packer's cost being paid once per tile.
-const gemmQ4KMinBatch = 8
-
-// gemmQ6KMinBatch: in BenchmarkGemmAlt (2048×2048) packed Q6_K ran 0.76×
-// the one-row dots at batch 8, 1.35× at 16, 2.6× at 128.
-const gemmQ6KMinBatch = 16
-
-// gemmQ5KMinBatch: as Q6_K (the same packer cost per byte).
-const gemmQ5KMinBatch = 16
+// The smallest batches the packed K-quant MatMuls take. Packing a tile (in
+// Go) is paid once per MatMul, so small batches do better with the one-row
+// dots; BenchmarkGemmAlt (one thread, smallest process CPU time of
+// alternating calls, 2048×2048, a machine at load 30) put packed/dots at:
+// Q4_K 0.56× at batch 8, 1.26× at 16, 1.64× at 32, 3.1× at 128; Q6_K 0.76×
+// at 8, 1.35× at 16 (wall time); IQ4_XS 0.79× at 16, 1.01× at 32, 1.65× at
+// 128 (its kernel looks values up and sums two nibble planes).
+const (
+	gemmQ4KMinBatch   = 16
+	gemmQ5KMinBatch   = 16
+	gemmQ6KMinBatch   = 16
+	gemmIQ4XSMinBatch = 32
+)
 
 // setGemms installs packed routines on k (after deriveImpl, which copies
 // the base path's entries: the list overrides them).
@@ -169,6 +170,9 @@ func gemmKernelQ8SplitAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstr
 
 //go:noescape
 func gemmKernelQ5KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+
+//go:noescape
+func gemmKernelIQ4XSAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
 
 //go:noescape
 func gemmKernelQ6KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)

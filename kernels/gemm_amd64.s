@@ -2046,3 +2046,269 @@ q5k1store:
 q5kdone:
 	VZEROUPPER
 	RET
+
+// ---- AVX2 IQ4_XS against Q8_K, the index layout of gemmk.go (5696 bytes
+// per super-block). The indices are looked up (VPSHUFB of the packed vector
+// as the control) in the high- and low-nibble tables of value+128, and each
+// virtual sub-block then goes through VPMADDUBSW as Q4_K's (int16 ≤ 30720),
+// VPMADDWD with its (16·sc) or (sc) pairs, and the −128·Σ sc·Σa offset
+// through the activation's sums of 16. |integer| < 2^29 for true sums. One
+// token at a time: the two tables take the registers a second token's sums
+// would need.
+
+DATA iq4hi<>+0(SB)/8, $0x0706050403020100
+DATA iq4hi<>+8(SB)/8, $0x0f0d0c0b0a090808
+GLOBL iq4hi<>(SB), RODATA|NOPTR, $16
+DATA iq4lo<>+0(SB)/8, $0x060a0d0f0f0d0801
+DATA iq4lo<>+8(SB)/8, $0x0109050506090d01
+GLOBL iq4lo<>(SB), RODATA|NOPTR, $16
+
+// Virtual sub-block values of dword group j of sub-block s (table tab) for
+// the token at DI: int16 sums in Y0, Y1.
+#define XG1FIRST(s, j, tab) \
+	VPSHUFB (64*(8*s+j))(SI), tab, Y8; \
+	VPSHUFB (64*(8*s+j)+32)(SI), tab, Y9; \
+	VPBROADCASTD (4+32*s+4*j)(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y0; \
+	VPMADDUBSW Y10, Y9, Y1
+
+#define XG1(s, j, tab) \
+	VPSHUFB (64*(8*s+j))(SI), tab, Y8; \
+	VPSHUFB (64*(8*s+j)+32)(SI), tab, Y9; \
+	VPBROADCASTD (4+32*s+4*j)(DI), Y10; \
+	VPMADDUBSW Y10, Y8, Y11; \
+	VPADDW Y11, Y0, Y0; \
+	VPMADDUBSW Y10, Y9, Y11; \
+	VPADDW Y11, Y1, Y1
+
+#define XSC1FIRST(so) \
+	VPMADDWD so(SI), Y0, Y4; \
+	VPMADDWD so+32(SI), Y1, Y5
+
+#define XSC1(so) \
+	VPMADDWD so(SI), Y0, Y0; \
+	VPADDD Y0, Y4, Y4; \
+	VPMADDWD so+32(SI), Y1, Y1; \
+	VPADDD Y1, Y5, Y5
+
+#define XOFF1FIRST(oo, ao) \
+	VPBROADCASTD ao(DI), Y10; \
+	VPMADDWD oo(SI), Y10, Y0; \
+	VPMADDWD oo+32(SI), Y10, Y1
+
+#define XOFF1(oo, ao) \
+	VPBROADCASTD ao(DI), Y10; \
+	VPMADDWD oo(SI), Y10, Y11; \
+	VPADDD Y11, Y0, Y0; \
+	VPMADDWD oo+32(SI), Y10, Y11; \
+	VPADDD Y11, Y1, Y1
+
+// func gemmKernelIQ4XSAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+//
+// The gemmKernel contract for the IQ4_XS index layout (prep unused).
+TEXT ·gemmKernelIQ4XSAVX2(SB), NOSPLIT, $0-88
+	MOVQ a+16(FP), R12
+	MOVQ as+24(FP), R9
+	MOVQ y+48(FP), R14
+	MOVQ ys+56(FP), BX
+	MOVQ ntok+64(FP), AX
+	VBROADCASTI128 iq4hi<>(SB), Y14
+	VBROADCASTI128 iq4lo<>(SB), Y15
+x1group:
+	TESTQ AX, AX
+	JZ xdone
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ x1zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y12
+	VMASKMOVPS 32(R14), Y9, Y13
+	JMP x1start
+x1zero:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+x1start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	TESTQ CX, CX
+	JZ x1store
+x1loop:
+	XG1FIRST(0, 0, Y14)
+	XG1(0, 1, Y14)
+	XG1(0, 2, Y14)
+	XG1(0, 3, Y14)
+	XG1(0, 4, Y14)
+	XG1(0, 5, Y14)
+	XG1(0, 6, Y14)
+	XG1(0, 7, Y14)
+	XSC1FIRST(4096)
+	XG1FIRST(0, 0, Y15)
+	XG1(0, 1, Y15)
+	XG1(0, 2, Y15)
+	XG1(0, 3, Y15)
+	XG1(0, 4, Y15)
+	XG1(0, 5, Y15)
+	XG1(0, 6, Y15)
+	XG1(0, 7, Y15)
+	XSC1(4160)
+	XG1FIRST(1, 0, Y14)
+	XG1(1, 1, Y14)
+	XG1(1, 2, Y14)
+	XG1(1, 3, Y14)
+	XG1(1, 4, Y14)
+	XG1(1, 5, Y14)
+	XG1(1, 6, Y14)
+	XG1(1, 7, Y14)
+	XSC1(4224)
+	XG1FIRST(1, 0, Y15)
+	XG1(1, 1, Y15)
+	XG1(1, 2, Y15)
+	XG1(1, 3, Y15)
+	XG1(1, 4, Y15)
+	XG1(1, 5, Y15)
+	XG1(1, 6, Y15)
+	XG1(1, 7, Y15)
+	XSC1(4288)
+	XG1FIRST(2, 0, Y14)
+	XG1(2, 1, Y14)
+	XG1(2, 2, Y14)
+	XG1(2, 3, Y14)
+	XG1(2, 4, Y14)
+	XG1(2, 5, Y14)
+	XG1(2, 6, Y14)
+	XG1(2, 7, Y14)
+	XSC1(4352)
+	XG1FIRST(2, 0, Y15)
+	XG1(2, 1, Y15)
+	XG1(2, 2, Y15)
+	XG1(2, 3, Y15)
+	XG1(2, 4, Y15)
+	XG1(2, 5, Y15)
+	XG1(2, 6, Y15)
+	XG1(2, 7, Y15)
+	XSC1(4416)
+	XG1FIRST(3, 0, Y14)
+	XG1(3, 1, Y14)
+	XG1(3, 2, Y14)
+	XG1(3, 3, Y14)
+	XG1(3, 4, Y14)
+	XG1(3, 5, Y14)
+	XG1(3, 6, Y14)
+	XG1(3, 7, Y14)
+	XSC1(4480)
+	XG1FIRST(3, 0, Y15)
+	XG1(3, 1, Y15)
+	XG1(3, 2, Y15)
+	XG1(3, 3, Y15)
+	XG1(3, 4, Y15)
+	XG1(3, 5, Y15)
+	XG1(3, 6, Y15)
+	XG1(3, 7, Y15)
+	XSC1(4544)
+	XG1FIRST(4, 0, Y14)
+	XG1(4, 1, Y14)
+	XG1(4, 2, Y14)
+	XG1(4, 3, Y14)
+	XG1(4, 4, Y14)
+	XG1(4, 5, Y14)
+	XG1(4, 6, Y14)
+	XG1(4, 7, Y14)
+	XSC1(4608)
+	XG1FIRST(4, 0, Y15)
+	XG1(4, 1, Y15)
+	XG1(4, 2, Y15)
+	XG1(4, 3, Y15)
+	XG1(4, 4, Y15)
+	XG1(4, 5, Y15)
+	XG1(4, 6, Y15)
+	XG1(4, 7, Y15)
+	XSC1(4672)
+	XG1FIRST(5, 0, Y14)
+	XG1(5, 1, Y14)
+	XG1(5, 2, Y14)
+	XG1(5, 3, Y14)
+	XG1(5, 4, Y14)
+	XG1(5, 5, Y14)
+	XG1(5, 6, Y14)
+	XG1(5, 7, Y14)
+	XSC1(4736)
+	XG1FIRST(5, 0, Y15)
+	XG1(5, 1, Y15)
+	XG1(5, 2, Y15)
+	XG1(5, 3, Y15)
+	XG1(5, 4, Y15)
+	XG1(5, 5, Y15)
+	XG1(5, 6, Y15)
+	XG1(5, 7, Y15)
+	XSC1(4800)
+	XG1FIRST(6, 0, Y14)
+	XG1(6, 1, Y14)
+	XG1(6, 2, Y14)
+	XG1(6, 3, Y14)
+	XG1(6, 4, Y14)
+	XG1(6, 5, Y14)
+	XG1(6, 6, Y14)
+	XG1(6, 7, Y14)
+	XSC1(4864)
+	XG1FIRST(6, 0, Y15)
+	XG1(6, 1, Y15)
+	XG1(6, 2, Y15)
+	XG1(6, 3, Y15)
+	XG1(6, 4, Y15)
+	XG1(6, 5, Y15)
+	XG1(6, 6, Y15)
+	XG1(6, 7, Y15)
+	XSC1(4928)
+	XG1FIRST(7, 0, Y14)
+	XG1(7, 1, Y14)
+	XG1(7, 2, Y14)
+	XG1(7, 3, Y14)
+	XG1(7, 4, Y14)
+	XG1(7, 5, Y14)
+	XG1(7, 6, Y14)
+	XG1(7, 7, Y14)
+	XSC1(4992)
+	XG1FIRST(7, 0, Y15)
+	XG1(7, 1, Y15)
+	XG1(7, 2, Y15)
+	XG1(7, 3, Y15)
+	XG1(7, 4, Y15)
+	XG1(7, 5, Y15)
+	XG1(7, 6, Y15)
+	XG1(7, 7, Y15)
+	XSC1(5056)
+	XOFF1FIRST(5120, 260)
+	XOFF1(5184, 264)
+	XOFF1(5248, 268)
+	XOFF1(5312, 272)
+	XOFF1(5376, 276)
+	XOFF1(5440, 280)
+	XOFF1(5504, 284)
+	XOFF1(5568, 288)
+	VPSLLD $7, Y0, Y0
+	VPSUBD Y0, Y4, Y4
+	VPSLLD $7, Y1, Y1
+	VPSUBD Y1, Y5, Y5
+	VBROADCASTSS 0(DI), Y10
+	VMULPS 5632(SI), Y10, Y8
+	VMULPS 5664(SI), Y10, Y9
+	VCVTDQ2PS Y4, Y4
+	VCVTDQ2PS Y5, Y5
+	VFMADD231PS Y8, Y4, Y12
+	VFMADD231PS Y9, Y5, Y13
+	ADDQ $5696, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ x1loop
+x1store:
+	KMASKS
+	VMASKMOVPS Y12, Y8, (R14)
+	VMASKMOVPS Y13, Y9, 32(R14)
+	ADDQ R9, R12
+	ADDQ BX, R14
+	DECQ AX
+	JMP x1group
+xdone:
+	VZEROUPPER
+	RET

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/memvanta/memvanta/core/ggml"
 )
@@ -20,7 +19,7 @@ import (
 func BenchmarkGemm(b *testing.B) {
 	shapes := [][2]int{{2048, 2048}, {5632, 2048}, {2048, 5632}}
 	r := rand.New(rand.NewPCG(111, 112))
-	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
 		for _, k := range gemmPaths(typ) {
 			for _, sh := range shapes {
 				rows, cols := sh[0], sh[1]
@@ -55,7 +54,7 @@ func BenchmarkGemm(b *testing.B) {
 func BenchmarkGemmSmallBatch(b *testing.B) {
 	const rows, cols = 2048, 2048
 	r := rand.New(rand.NewPCG(113, 114))
-	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
 		for _, k := range gemmPaths(typ) {
 			w := randWeights(r, typ, rows*cols)
 			for _, nb := range []int{2, 4, 8, 16} {
@@ -84,51 +83,6 @@ func BenchmarkGemmSmallBatch(b *testing.B) {
 					}
 					b.ReportMetric(float64(rows)*float64(cols)*float64(nb)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 				})
-			}
-		}
-	}
-}
-
-// BenchmarkGemmAlt is the ratio to trust on a shared machine: on one
-// thread it alternates one MatMul through the path's previous route
-// (withoutGemm: Dot4 or Dot per activation row) and one through the packed
-// routine, and reports the fastest call of each (the uncontended cost, both
-// measured under the same conditions) and their ratio. Shapes are
-// TinyLlama's attention (2048×2048) and FFN down (2048×5632).
-func BenchmarkGemmAlt(b *testing.B) {
-	r := rand.New(rand.NewPCG(115, 116))
-	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
-		for _, k := range gemmPaths(typ) {
-			for _, sh := range [][2]int{{2048, 2048}, {2048, 5632}} {
-				rows, cols := sh[0], sh[1]
-				w := randWeights(r, typ, rows*cols)
-				for _, nb := range []int{2, 4, 8, 16, 32, 128} {
-					var a []byte
-					for i := 0; i < nb; i++ {
-						a = append(a, encodeAct(typ, randActivations(r, cols))...)
-					}
-					y := make([]float32, rows*nb)
-					ws, _ := RowSize(typ, cols)
-					as, _ := RowSize(ActType(typ), cols)
-					b.Run(fmt.Sprintf("%s/%s/%dx%d/b%d", typ, k.Name, rows, cols, nb), func(b *testing.B) {
-						p := NewPool(1)
-						defer p.Close()
-						old, g := withoutGemm(k), k.gemmFor(typ)
-						best := [2]time.Duration{1 << 62, 1 << 62}
-						for b.Loop() {
-							t0 := time.Now()
-							old.MatMul(p, typ, rows, cols, w, a, nb, y)
-							best[0] = min(best[0], time.Since(t0))
-							t0 = time.Now()
-							matMulPacked(p, g, typ, rows, cols, w, a, nb, y, ws, as, gemmKB)
-							best[1] = min(best[1], time.Since(t0))
-						}
-						macs := float64(rows) * float64(cols) * float64(nb)
-						b.ReportMetric(macs/float64(best[0].Nanoseconds()), "old-GMAC/s")
-						b.ReportMetric(macs/float64(best[1].Nanoseconds()), "packed-GMAC/s")
-						b.ReportMetric(float64(best[0])/float64(best[1]), "speedup")
-					})
-				}
 			}
 		}
 	}

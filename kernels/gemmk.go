@@ -187,3 +187,63 @@ func packQ5K(n int, w []byte, ws int, dst []byte) {
 		}
 	}
 }
+
+// The IQ4_XS layout (gemmIQ4XSBlockB bytes per super-block of a 16-row
+// tile). Codebook values are signed, so the kernel looks each index up as
+// u = value+128 (1..241) split into nibbles u = 16h + l (VPSHUFB of two
+// 16-byte tables), and every 32-element sub-block s is summed as two
+// virtual sub-blocks of unsigned 4-bit values, v = 2s (h) and 2s+1 (l):
+//
+//   - vector 8s+j (j < 8 dword groups): the codebook indices 0..15 of
+//     elements 32s+4j..+3 of each row (Q4_K's arrangement);
+//   - at gemmIQ4XSSc + 64v: the int16 pair (16·sc, 16·sc) for v = 2s and
+//     (sc, sc) for v = 2s+1, sc = scale code − 32;
+//   - at gemmIQ4XSOff + 64s: (sc, sc), against the activation's
+//     (bsum_2s, bsum_2s+1) for the −128·Σa offset;
+//   - at gemmIQ4XSD: d as f32.
+//
+// Per row and super-block the kernel's integer Σ_s sc·(16·Σh·a + Σl·a −
+// 128·Σa) is dotIQ4_XS's Σ_s sc·Σ value·a exactly when the activation's sums
+// of 16 are its quants' sums (QuantizeAct writes them so).
+const (
+	gemmIQ4XSSc     = 8 * 8 * 64
+	gemmIQ4XSOff    = gemmIQ4XSSc + 16*64
+	gemmIQ4XSD      = gemmIQ4XSOff + 8*64
+	gemmIQ4XSBlockB = gemmIQ4XSD + 64 // 5696
+	gemmIQ4XSKB     = 28              // super-blocks per K-range: 156 KiB packed, in L2
+)
+
+// packIQ4XS packs super-blocks [0, n) of the 16 IQ4_XS rows w[r·ws:] into
+// dst in the layout above.
+func packIQ4XS(n int, w []byte, ws int, dst []byte) {
+	if n <= 0 {
+		return
+	}
+	if ws < n*136 {
+		panic(fmt.Sprintf("kernels: gemm pack IQ4_XS: row stride %d for %d blocks", ws, n))
+	}
+	_ = w[(gemmTileRows-1)*ws+n*136-1]
+	_ = dst[n*gemmIQ4XSBlockB-1]
+	le := binary.LittleEndian
+	for b := 0; b < n; b++ {
+		o := (*[gemmIQ4XSBlockB]byte)(dst[b*gemmIQ4XSBlockB:])
+		for r := 0; r < gemmTileRows; r++ {
+			x := (*[136]byte)(w[r*ws+b*136:])
+			le.PutUint32(o[gemmIQ4XSD+4*r:], math.Float32bits(getF16(x[0:])))
+			for s := 0; s < 8; s++ {
+				c := iq4xsScale(x[:], s) - 32
+				sc, sc16 := uint32(uint16(int16(c))), uint32(uint16(int16(16*c)))
+				le.PutUint32(o[gemmIQ4XSSc+64*(2*s)+4*r:], sc16|sc16<<16)
+				le.PutUint32(o[gemmIQ4XSSc+64*(2*s+1)+4*r:], sc|sc<<16)
+				le.PutUint32(o[gemmIQ4XSOff+64*s+4*r:], sc|sc<<16)
+				q := (*[16]byte)(x[8+16*s:])
+				v := o[64*8*s+4*r:]
+				for j := 0; j < 4; j++ {
+					u := le.Uint32(q[4*j:])
+					le.PutUint32(v[64*j:], u&0x0f0f0f0f)
+					le.PutUint32(v[64*(j+4):], u>>4&0x0f0f0f0f)
+				}
+			}
+		}
+	}
+}

@@ -86,7 +86,7 @@ func gemmKWeights(r *rand.Rand, t ggml.Type, rows, cols int) []byte {
 // as well as 3 and 1 super-blocks (outputs continued through y). y starts
 // as NaN with a NaN guard after it.
 func TestMatMulPackedK(t *testing.T) {
-	types := []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K}
+	types := []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS}
 	rowsList := []int{1, 5, 15, 16, 17, 33}
 	colsList := []int{256, 768, 2048, 5632}
 	if gemmRace {
@@ -210,7 +210,7 @@ func TestMatMulPackedKDispatch(t *testing.T) {
 	p := NewPool(2)
 	defer p.Close()
 	const rows, cols = 21, 3 * 256
-	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			ws, _ := RowSize(typ, cols)
@@ -242,7 +242,7 @@ func TestMatMulPackedKDispatch(t *testing.T) {
 
 // Short buffers and bad strides panic in Go before the assembly runs.
 func TestGemmKShortInputsPanic(t *testing.T) {
-	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			bs, abs, pb := typ.TypeSize(), 292, g.blockB
@@ -306,6 +306,43 @@ func TestGemmPackQ6KLayout(t *testing.T) {
 						t.Fatalf("n=%d row %d block %d elem %d: q %d, scale pair %#x, offset pair %#x", n, row, b, e, q, sc, off)
 					}
 					got := float32(d*float32(int16(sc))) * float32(int(q)-32)
+					if math.Float32bits(got) != math.Float32bits(want[b*256+e]) {
+						t.Fatalf("n=%d row %d block %d elem %d: packed gives %g, dequantized %g", n, row, b, e, got, want[b*256+e])
+					}
+				}
+			}
+		}
+	}
+}
+
+// The IQ4_XS packing recombines to Dequantize's values bit for bit:
+// (d·sc)·value from the packed index and scale, and the virtual sub-block
+// and offset scales are 16·sc, sc and sc. (The kernel's nibble tables are
+// checked end to end by TestMatMulPackedK.)
+func TestGemmPackIQ4XSLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(129, 130))
+	for _, n := range []int{1, 2, 5} {
+		ws := (n + 2) * 136
+		w := randWeights(r, ggml.IQ4_XS, 16*(n+2)*256)
+		dst := rawBytes(r, n*gemmIQ4XSBlockB)
+		packIQ4XS(n, w, ws, dst)
+		le := binary.LittleEndian
+		for row := 0; row < 16; row++ {
+			want := dequant(ggml.IQ4_XS, w[row*ws:row*ws+n*136], n*256)
+			for b := 0; b < n; b++ {
+				o := dst[b*gemmIQ4XSBlockB:]
+				d := math.Float32frombits(le.Uint32(o[gemmIQ4XSD+4*row:]))
+				for e := 0; e < 256; e++ {
+					s, j := e/32, e%32/4
+					idx := o[64*(8*s+j)+4*row+e%4]
+					s16 := le.Uint32(o[gemmIQ4XSSc+64*(2*s)+4*row:])
+					s1 := le.Uint32(o[gemmIQ4XSSc+64*(2*s+1)+4*row:])
+					off := le.Uint32(o[gemmIQ4XSOff+64*s+4*row:])
+					sc := int16(s1)
+					if idx > 15 || s1>>16 != s1&0xffff || off != s1 || int16(s16) != 16*sc || s16>>16 != s16&0xffff {
+						t.Fatalf("n=%d row %d block %d elem %d: index %d, scale pairs %#x %#x, offset pair %#x", n, row, b, e, idx, s16, s1, off)
+					}
+					got := float32(d*float32(sc)) * float32(iq4Codebook[idx])
 					if math.Float32bits(got) != math.Float32bits(want[b*256+e]) {
 						t.Fatalf("n=%d row %d block %d elem %d: packed gives %g, dequantized %g", n, row, b, e, got, want[b*256+e])
 					}
