@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "995aa80d8c999b6d697395edf82f223b1167860be79e72a2cd6bf48e0cdad513"
+const guestSHA256 = "60a72d4cbeda4ebc2204ab92751ecfbc2239213455f835a97bf95448de272487"
