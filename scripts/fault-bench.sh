@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Side-by-side cost of the SIGBUS recovery (pool workers with
 # SetPanicOnFault, Forward's recover): BenchmarkForwardToken of
-# native/runtime on a commit before the recovery and on HEAD, alternating
-# rounds in one session, then the ratio of the medians per mode.
-#   scripts/fault-bench.sh [BEFORE_REV=aa57bfd] [ROUNDS=5] [ITERS=100]
+# native/runtime on HEAD with the recovery's commits reverted ("before")
+# and on HEAD ("after"), alternating rounds in one session, then the ratio
+# of the medians per mode. Only the reverted commits differ.
+#   ROUNDS=5 ITERS=100 scripts/fault-bench.sh COMMIT...
+#   (the recovery: git log --grep='^fault:' --format=%h)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-before=${1:-aa57bfd}; rounds=${2:-5}; iters=${3:-100}
+rounds=${ROUNDS:-5}; iters=${ITERS:-100}
+[ $# -gt 0 ] || set -- $(git log --grep='^fault:' --format=%h)
 tmp=$(mktemp -d); trap 'git worktree remove --force "$tmp/before" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-git worktree add -q --detach "$tmp/before" "$before"
+git worktree add -q --detach "$tmp/before" HEAD
+git -C "$tmp/before" revert --no-commit "$@"
 cp native/runtime/bench_forward_test.go "$tmp/before/native/runtime/"
 (cd "$tmp/before" && go test -c -o "$tmp/before.test" ./native/runtime)
 go test -c -o "$tmp/after.test" ./native/runtime

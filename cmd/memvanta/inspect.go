@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/memvanta/memvanta/core/gguf"
@@ -29,6 +30,9 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: memvanta inspect [--json] [--full] [--tensors] [--no-sandbox] [--mem-limit SIZE] [--timeout D] FILE")
+		fmt.Fprintln(stderr, "       memvanta inspect [--json] [--full] [--no-sandbox] [--mem-limit SIZE] [--timeout D] [-j N] FILE... | DIR")
+		fmt.Fprintln(stderr, "Several files or a directory (searched recursively) are a batch: each file is inspected in a fresh")
+		fmt.Fprintln(stderr, "sandbox instance, -j at a time, with one line per file (JSON lines with --json) and a summary.")
 		fs.PrintDefaults()
 	}
 	var o job.InspectOptions
@@ -37,7 +41,8 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.BoolVar(&o.Tensors, "tensors", false, "text: list every tensor")
 	noSandbox := fs.Bool("no-sandbox", false, "parse natively instead of in the wasm sandbox (trusted files only)")
 	memLimit := fs.String("mem-limit", "256MiB", "sandbox memory `size` cap, e.g. 512MiB")
-	timeout := fs.Duration("timeout", wasmhost.DefaultTimeout, "sandbox wall-time cap")
+	timeout := fs.Duration("timeout", wasmhost.DefaultTimeout, "sandbox wall-time cap (per file)")
+	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "batch: files inspected in parallel")
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -53,12 +58,11 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		files = append(files, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "memvanta inspect: want exactly one FILE, got %d\n", len(files))
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "memvanta inspect: want a FILE (or several, or a DIR)")
 		fs.Usage()
 		return 2
 	}
-	path := files[0]
 	mem, err := mvrt.ParseSize(*memLimit)
 	if err != nil || mem <= 0 || mem > 4<<30 {
 		fmt.Fprintf(stderr, "memvanta inspect: --mem-limit %q: want a size in (0, 4GiB] (wasm32 memory), such as 256MiB\n", *memLimit)
@@ -68,6 +72,19 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "memvanta inspect: --timeout %v: must be positive\n", *timeout)
 		return 2
 	}
+	if *jobs < 1 || *jobs > 256 {
+		fmt.Fprintf(stderr, "memvanta inspect: -j %d: must be in [1, 256]\n", *jobs)
+		return 2
+	}
+	if len(files) > 1 || isDir(files[0]) {
+		if o.Tensors {
+			fmt.Fprintln(stderr, "memvanta inspect: --tensors applies to one FILE, not a batch")
+			return 2
+		}
+		b := batch{json: o.JSON, full: o.Full, native: *noSandbox, mem: mem, timeout: *timeout, jobs: *jobs}
+		return b.run(ctx, files, stdout, stderr)
+	}
+	path := files[0]
 	o.Name = filepath.Base(path)
 
 	if *noSandbox {
@@ -111,6 +128,17 @@ func inspectSandboxed(ctx context.Context, path string, o job.InspectOptions, me
 	// This process does little but start the sandbox once: let the heap
 	// that wazero's decoder fills come in huge pages (see HugePageHeap).
 	wasmhost.HugePageHeap(hugeHeap)
+	h, err := startSandbox(ctx, mem, timeout)
+	if err != nil {
+		return err
+	}
+	defer h.Close(ctx)
+	return h.InspectReaderAt(ctx, f, size, o, stdout)
+}
+
+// startSandbox compiles (or loads from the disk cache) the inspect guest
+// with the given caps.
+func startSandbox(ctx context.Context, mem int64, timeout time.Duration) (*wasmhost.Host, error) {
 	cfg := wasmhost.Config{MemoryLimit: mem, Timeout: timeout, Guest: wasmhost.GuestInspect}
 	h, err := wasmhost.New(ctx, cfg)
 	if err != nil && !errors.Is(err, wasmhost.ErrMemoryLimit) {
@@ -120,10 +148,9 @@ func inspectSandboxed(ctx context.Context, path string, o job.InspectOptions, me
 		h, err = wasmhost.New(ctx, cfg)
 	}
 	if err != nil {
-		return fmt.Errorf("starting the sandbox: %w", err)
+		return nil, fmt.Errorf("starting the sandbox: %w", err)
 	}
-	defer h.Close(ctx)
-	return h.InspectReaderAt(ctx, f, size, o, stdout)
+	return h, nil
 }
 
 // reportInspectError prints a parse failure exactly as the native parser
@@ -139,18 +166,23 @@ func reportInspectError(stderr io.Writer, path string, asJSON bool, err error) {
 		fmt.Fprintf(stderr, "memvanta inspect: %s: %s", path, inspect.ErrorText(err))
 		return
 	}
-	hint := ""
-	switch {
-	case errors.Is(err, wasmhost.ErrMemoryLimit):
-		hint = " (raise it with --mem-limit)"
-	case errors.Is(err, wasmhost.ErrTimeLimit):
-		hint = " (raise it with --timeout)"
-	case errors.Is(err, wasmhost.ErrOutputLimit):
-		hint = " (the report is too large for the sandbox)"
-	}
+	hint := capHint(err)
 	if asJSON {
 		stderr.Write(inspect.ErrorJSON(fmt.Errorf("%s: %w%s", path, err, hint)))
 		return
 	}
 	fmt.Fprintf(stderr, "memvanta inspect: %s: %v%s\n", path, err, hint)
+}
+
+// capHint names the flag that raises the sandbox cap err hit, if any.
+func capHint(err error) string {
+	switch {
+	case errors.Is(err, wasmhost.ErrMemoryLimit):
+		return " (raise it with --mem-limit)"
+	case errors.Is(err, wasmhost.ErrTimeLimit):
+		return " (raise it with --timeout)"
+	case errors.Is(err, wasmhost.ErrOutputLimit):
+		return " (the report is too large for the sandbox)"
+	}
+	return ""
 }

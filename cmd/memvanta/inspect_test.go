@@ -79,8 +79,10 @@ func testInspectCLIErrors(t *testing.T) {
 		code     int
 		inStderr string
 	}{
-		{[]string{}, 2, "exactly one FILE"},
-		{[]string{base, base}, 2, "exactly one FILE"},
+		{[]string{}, 2, "want a FILE"},
+		{[]string{base, base}, 0, ""}, // a batch of two
+		{[]string{"--tensors", base, base}, 2, "--tensors applies to one FILE"},
+		{[]string{"-j", "0", base, base}, 2, "-j 0"},
 		{[]string{"--mem-limit", "lots", base}, 2, "--mem-limit"},
 		{[]string{"--mem-limit", "5GiB", base}, 2, "--mem-limit"},
 		{[]string{"--timeout", "-1s", base}, 2, "--timeout"},

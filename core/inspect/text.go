@@ -20,11 +20,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "%-16s %s\n", label+":", fmt.Sprintf(format, args...))
 	}
 	if r.File != "" {
-		p("file", "%s", safe(r.File))
+		p("file", "%s", TerminalSafe(r.File))
 	}
 	p("format", "GGUF v%d, alignment %d, data section at offset %d", r.Version, r.Alignment, r.DataOffset)
 	p("file size", "%s (%d bytes)", humanBytes(uint64(r.FileSize)), r.FileSize)
-	arch := safe(r.Architecture)
+	arch := TerminalSafe(r.Architecture)
 	if arch == "" {
 		arch = "(none)"
 	} else if !r.KnownArchitecture {
@@ -32,7 +32,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	p("architecture", "%s", arch)
 	if r.Name != "" {
-		p("name", "%s", safe(r.Name))
+		p("name", "%s", TerminalSafe(r.Name))
 	}
 	if r.FileType != nil {
 		p("file type", "%d", *r.FileType)
@@ -49,19 +49,19 @@ func (r *Report) WriteText(w io.Writer) error {
 		p("context length", "%d", *r.ContextLength)
 	}
 	if len(r.Hyperparameters) > 0 {
-		fmt.Fprintf(bw, "hyperparameters: (%s.*)\n", safe(r.Architecture))
+		fmt.Fprintf(bw, "hyperparameters: (%s.*)\n", TerminalSafe(r.Architecture))
 		for _, h := range r.Hyperparameters {
-			fmt.Fprintf(bw, "  %-38s %s\n", safe(h.Key), jsonish(h.Value))
+			fmt.Fprintf(bw, "  %-38s %s\n", TerminalSafe(h.Key), jsonish(h.Value))
 		}
 	}
 	if t := r.Tokenizer; t != nil {
-		model := safe(t.Model)
+		model := TerminalSafe(t.Model)
 		if model == "" {
 			model = "(unset)"
 		}
 		desc := model
 		if t.Pre != "" {
-			desc += ", pre " + safe(t.Pre)
+			desc += ", pre " + TerminalSafe(t.Pre)
 		}
 		p("tokenizer", "%s, %d tokens, %d merges, bos %d, eos %d", desc, t.VocabSize, t.Merges, t.BOS, t.EOS)
 	} else {
@@ -75,27 +75,27 @@ func (r *Report) WriteText(w io.Writer) error {
 	p("metadata", "%d keys", len(r.kv))
 	if r.opts.Metadata {
 		for _, kv := range r.kv {
-			fmt.Fprintf(bw, "  %-40s %-14s %s\n", safe(kv.Key), kv.Value.TypeName(), valueText(kv.Value))
+			fmt.Fprintf(bw, "  %-40s %-14s %s\n", TerminalSafe(kv.Key), kv.Value.TypeName(), valueText(kv.Value))
 		}
 	}
 	if r.opts.Tensors {
 		fmt.Fprintln(bw, "tensor list:")
 		fmt.Fprintf(bw, "  %-40s %-8s %-24s %14s %14s\n", "name", "type", "dims", "offset", "bytes")
 		for _, t := range r.Tensors {
-			fmt.Fprintf(bw, "  %-40s %-8s %-24s %14d %14d\n", safe(t.Name), t.Type, dimsText(t.Dims), t.Offset, t.Bytes)
+			fmt.Fprintf(bw, "  %-40s %-8s %-24s %14d %14d\n", TerminalSafe(t.Name), t.Type, dimsText(t.Dims), t.Offset, t.Bytes)
 		}
 	}
 	return bw.Flush()
 }
 
-// safe makes a string from the file (or its name) fit for a terminal. A
+// TerminalSafe makes a string from the file (or its name) fit for a terminal. A
 // plain string - valid UTF-8, printable characters only - is shown as it
 // is; any other is shown Go-quoted, so control characters (ESC sequences
 // that would recolour, retitle or clear the terminal, C1 controls such as
 // 0x9b, carriage returns), invisible format characters (bidi overrides)
 // and invalid bytes appear escaped, and the quotes mark it as odd. JSON
 // output needs none of this: the encoder escapes them already.
-func safe(s string) string {
+func TerminalSafe(s string) string {
 	for _, r := range s {
 		if r == utf8.RuneError || !strconv.IsPrint(r) {
 			return strconv.Quote(s)
