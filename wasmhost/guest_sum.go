@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "60a72d4cbeda4ebc2204ab92751ecfbc2239213455f835a97bf95448de272487"
+const guestSHA256 = "713fde5ebd49618fe1a73af7a84ebd1c0d637b1aa1bd8a7ca2d08d1e87b77a1b"

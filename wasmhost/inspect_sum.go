@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const inspectSHA256 = "ea2ce0a878f67845786f318ede6acb99f9f8b444c08c9771e3ce3736fdf84718"
+const inspectSHA256 = "76e3e19a3b4486d70d4d83da5b95b8c41b91ae96f87526003d637c8089fe276c"
