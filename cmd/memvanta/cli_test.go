@@ -581,11 +581,18 @@ func TestCLIInterrupt(t *testing.T) {
 // listing with LFS sha256, resolve with Range and X-Linked-* headers).
 // cut > 0 drops the next content answer after that many bytes.
 type hubServer struct {
-	mu     sync.Mutex
-	repos  map[string]map[string][]byte // "owner/repo" -> file -> content
-	cut    int
-	stall  bool // after cut bytes, hold the connection open until the client leaves
-	ranges []string
+	mu      sync.Mutex
+	repos   map[string]map[string][]byte // "owner/repo" -> file -> content
+	corrupt map[string]bool              // files served with one byte flipped (listing and headers keep the true sum)
+	cut     int
+	stall   bool // after cut bytes, hold the connection open until the client leaves
+	ranges  []string
+}
+
+func (h *hubServer) seenRanges() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.ranges...)
 }
 
 func (h *hubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -622,6 +629,10 @@ func (h *hubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sum := sha256.Sum256(b)
 	w.Header().Set("X-Linked-Etag", `"`+hex.EncodeToString(sum[:])+`"`)
 	w.Header().Set("X-Linked-Size", fmt.Sprint(len(b)))
+	if h.corrupt[parts[4]] {
+		b = append([]byte(nil), b...)
+		b[len(b)/2] ^= 0x40
+	}
 	if h.cut > 0 {
 		cut := h.cut
 		h.cut = 0
@@ -663,8 +674,8 @@ func TestCLIPull(t *testing.T) {
 	}
 	h := &hubServer{repos: map[string]map[string][]byte{
 		"acme/stories260K-GGUF": {"stories260K-F32.gguf": f32, "stories260K-Q8_0.gguf": q8},
-		"acme/evil-GGUF":        {"evil-Q4_K_M.gguf": hostile},
-	}}
+		"acme/evil-GGUF":        {"evil-Q4_K_M.gguf": hostile, "corrupt-Q8_0.gguf": q8},
+	}, corrupt: map[string]bool{"corrupt-Q8_0.gguf": true}}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	cache := t.TempDir()
@@ -689,8 +700,8 @@ func TestCLIPull(t *testing.T) {
 	if got, _ := os.ReadFile(want); !bytes.Equal(got, f32) {
 		t.Error("pulled file differs from the served one")
 	}
-	if wantR := fmt.Sprintf("bytes=%d-", len(f32)/3); len(h.ranges) != 2 || h.ranges[1] != wantR {
-		t.Errorf("Range headers %q, want the second to be %q", h.ranges, wantR)
+	if got, wantR := h.seenRanges(), fmt.Sprintf("bytes=%d-", len(f32)/3); len(got) != 2 || got[1] != wantR {
+		t.Errorf("Range headers %q, want the second to be %q", got, wantR)
 	}
 
 	// Ctrl-C during a download keeps the partial file (exit 130), and the
@@ -702,13 +713,15 @@ func TestCLIPull(t *testing.T) {
 	if ir.code != 130 || !strings.Contains(ir.stderr, "partial download is kept") {
 		t.Errorf("interrupted pull: exit %d, stderr %q", ir.code, ir.stderr)
 	}
+	// What arrived before the interrupt (at most what was sent) is kept.
 	qpart := filepath.Join(dir, "acme", "stories260K-GGUF", "stories260K-Q8_0.gguf.part")
-	if st, err := os.Stat(qpart); err != nil || st.Size() != int64(len(q8)/2) {
-		t.Errorf("partial file after Ctrl-C: %v, %v", st, err)
+	st, err := os.Stat(qpart)
+	if err != nil || st.Size() == 0 || st.Size() > int64(len(q8)/2) {
+		t.Fatalf("partial file after Ctrl-C: %v, %v", st, err)
 	}
 	mvEnv(t, env, "", "pull", "hf.co/acme/stories260K-GGUF:Q8_0").want(t, 0, "pull after Ctrl-C")
-	if wantR := fmt.Sprintf("bytes=%d-", len(q8)/2); len(h.ranges) != 2 || h.ranges[1] != wantR {
-		t.Errorf("after Ctrl-C: Range headers %q, want the second to be %q", h.ranges, wantR)
+	if got, wantR := h.seenRanges(), fmt.Sprintf("bytes=%d-", st.Size()); len(got) != 2 || got[1] != wantR {
+		t.Errorf("after Ctrl-C: Range headers %q, want the second to be %q", got, wantR)
 	}
 	mvEnv(t, env, "", "rm", "hf.co/acme/stories260K-GGUF:Q8_0").want(t, 0, "rm Q8_0")
 
@@ -737,6 +750,15 @@ func TestCLIPull(t *testing.T) {
 	}
 	r = mvEnv(t, env, "", "generate", "-m", "hf.co/acme/evil-GGUF", "-p", "x")
 	r.want(t, 1, "generate on a hostile pull")
+	// Bytes that do not hash to the Hub's sha256 are refused and deleted.
+	r = mvEnv(t, env, "", "pull", "hf.co/acme/evil-GGUF:Q8_0")
+	r.want(t, 1, "corrupted download")
+	if !strings.Contains(r.stderr, "checksum mismatch") {
+		t.Errorf("corrupted download: stderr %q", r.stderr)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "acme", "evil-GGUF")); len(ents) != 0 {
+		t.Errorf("refused files left in the model directory: %v", ents)
+	}
 
 	ls := mvEnv(t, env, "", "ls", "--json")
 	ls.want(t, 0, "ls")
