@@ -19,16 +19,18 @@ go test -c -o "$tmp/after.test" ./native/runtime
 for r in $(seq "$rounds"); do
   for v in before after; do
     (cd native/runtime && "$tmp/$v.test" -test.run XXX -test.bench ForwardToken -test.benchtime "${iters}x") |
-      awk -v v=$v -v r=$r '/^BenchmarkForwardToken/ {print v, r, $1, $3}'
+      awk -v v=$v -v r=$r '/^BenchmarkForwardToken/ {print v, r, $1, $3, $5}'
   done
 done | tee "$tmp/all.txt"
 python3 - "$tmp/all.txt" <<'PY'
 import sys, statistics, collections
 d = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    v, r, name, ns = line.split()
-    d[(name, v)].append(float(ns))
+    v, r, name, ns, cpu = line.split()
+    d[(name, v, 'wall')].append(float(ns))
+    d[(name, v, 'cpu')].append(float(cpu))
 for name in sorted({k[0] for k in d}):
-    b, a = statistics.median(d[(name, 'before')]), statistics.median(d[(name, 'after')])
-    print(f"{name}: before {b/1e6:.2f} ms/token, after {a/1e6:.2f} ms/token (medians of {len(d[(name,'after')])}), after/before time {a/b:.3f}")
+    for m in ('cpu', 'wall'):
+        b, a = statistics.median(d[(name, 'before', m)]), statistics.median(d[(name, 'after', m)])
+        print(f"{name} {m}: before {b/1e6:.2f} ms/token, after {a/1e6:.2f} ms/token (medians of {len(d[(name,'after',m)])}), after/before {a/b:.3f}")
 PY
