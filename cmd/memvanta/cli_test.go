@@ -120,7 +120,7 @@ func TestCLIHelpAndVersion(t *testing.T) {
 	if !strings.Contains(r.stderr, "usage: memvanta") {
 		t.Errorf("no arguments: usage expected on stderr, got %q", r.stderr)
 	}
-	for _, cmd := range []string{"generate", "bench", "tokenize", "detokenize", "synth", "version", "pull", "ls", "rm"} {
+	for _, cmd := range []string{"generate", "bench", "tokenize", "detokenize", "synth", "version", "pull", "ls", "rm", "inspect"} {
 		a, b := mv(t, "", "help", cmd), mv(t, "", cmd, "-h")
 		a.want(t, 0, "help "+cmd)
 		b.want(t, 0, cmd+" -h")

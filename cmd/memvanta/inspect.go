@@ -28,6 +28,17 @@ import (
 func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	// Asked-for help goes to stdout with status 0, as for every command.
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			fs.SetOutput(stdout)
+			stderr = stdout
+			break
+		}
+	}
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: memvanta inspect [--json] [--full] [--tensors] [--no-sandbox] [--mem-limit SIZE] [--timeout D] FILE")
 		fmt.Fprintln(stderr, "       memvanta inspect [--json] [--full] [--no-sandbox] [--mem-limit SIZE] [--timeout D] [-j N] FILE... | DIR")
