@@ -49,34 +49,46 @@ func packQ4K(n int, w []byte, ws int, dst []byte) {
 	le := binary.LittleEndian
 	for b := 0; b < n; b++ {
 		o := (*[gemmQ4KBlockB]byte)(dst[b*gemmQ4KBlockB:])
-		for r := 0; r < gemmTileRows; r++ {
+		// Two rows at a time: their dwords are adjacent in every vector,
+		// so each store writes both.
+		for r := 0; r < gemmTileRows; r += 2 {
 			x := (*[144]byte)(w[r*ws+b*144:])
-			le.PutUint32(o[gemmQ4KD+4*r:], math.Float32bits(getF16(x[0:])))
-			le.PutUint32(o[gemmQ4KDmin+4*r:], math.Float32bits(getF16(x[2:])))
-			// The eight 6-bit (scale, min) pairs as bytes, all at once
-			// (kScaleMin's decoding, four lanes per uint32).
-			a0, a1, a2 := le.Uint32(x[4:]), le.Uint32(x[8:]), le.Uint32(x[12:])
-			sc := uint64(a0&0x3f3f3f3f) | uint64(a2&0x0f0f0f0f|(a0>>6&0x03030303)<<4)<<32
-			mn := uint64(a1&0x3f3f3f3f) | uint64(a2>>4&0x0f0f0f0f|(a1>>6&0x03030303)<<4)<<32
+			x1 := (*[144]byte)(w[(r+1)*ws+b*144:])
+			le.PutUint64(o[gemmQ4KD+4*r:], uint64(math.Float32bits(getF16(x[0:])))|uint64(math.Float32bits(getF16(x1[0:])))<<32)
+			le.PutUint64(o[gemmQ4KDmin+4*r:], uint64(math.Float32bits(getF16(x[2:])))|uint64(math.Float32bits(getF16(x1[2:])))<<32)
+			sc0, mn0 := q4kScalesMins(x)
+			sc1, mn1 := q4kScalesMins(x1)
 			for s := 0; s < 8; s++ {
-				c, m := uint32(sc>>(8*s)&0xff), uint32(mn>>(8*s)&0xff)
-				le.PutUint32(o[gemmQ4KSc+64*s+4*r:], c|c<<16)
-				le.PutUint32(o[gemmQ4KMin+64*s+4*r:], m|m<<16)
+				c := sc0>>(8*s)&0xff | (sc1>>(8*s)&0xff)<<32
+				m := mn0>>(8*s)&0xff | (mn1>>(8*s)&0xff)<<32
+				le.PutUint64(o[gemmQ4KSc+64*s+4*r:], c|c<<16)
+				le.PutUint64(o[gemmQ4KMin+64*s+4*r:], m|m<<16)
 			}
 			// 32 bytes of quants per 64 elements: low nibbles are
 			// sub-block 2c, high nibbles 2c+1.
 			for c := 0; c < 4; c++ {
 				q := (*[32]byte)(x[16+32*c:])
+				q1 := (*[32]byte)(x1[16+32*c:])
 				lo := o[64*8*(2*c)+4*r:]
 				hi := o[64*8*(2*c+1)+4*r:]
 				for j := 0; j < 8; j++ {
-					v := le.Uint32(q[4*j:])
-					le.PutUint32(lo[64*j:], v&0x0f0f0f0f)
-					le.PutUint32(hi[64*j:], v>>4&0x0f0f0f0f)
+					v := uint64(le.Uint32(q[4*j:])) | uint64(le.Uint32(q1[4*j:]))<<32
+					le.PutUint64(lo[64*j:], v&0x0f0f0f0f0f0f0f0f)
+					le.PutUint64(hi[64*j:], v>>4&0x0f0f0f0f0f0f0f0f)
 				}
 			}
 		}
 	}
+}
+
+// q4kScalesMins decodes the eight 6-bit (scale, min) pairs of a Q4_K/Q5_K
+// block as bytes, all at once (kScaleMin's decoding, four lanes per uint32).
+func q4kScalesMins(x *[144]byte) (sc, mn uint64) {
+	le := binary.LittleEndian
+	a0, a1, a2 := le.Uint32(x[4:]), le.Uint32(x[8:]), le.Uint32(x[12:])
+	sc = uint64(a0&0x3f3f3f3f) | uint64(a2&0x0f0f0f0f|(a0>>6&0x03030303)<<4)<<32
+	mn = uint64(a1&0x3f3f3f3f) | uint64(a2>>4&0x0f0f0f0f|(a1>>6&0x03030303)<<4)<<32
+	return sc, mn
 }
 
 // The Q6_K layout (gemmQ6KBlockB bytes per super-block of a 16-row tile):
