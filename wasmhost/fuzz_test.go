@@ -2,10 +2,14 @@ package wasmhost
 
 import (
 	"context"
+	"encoding/binary"
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/memvanta/memvanta/wasmhost/job"
 )
@@ -25,6 +29,11 @@ func FuzzInspectNativeVsSandbox(f *testing.F) {
 		}
 	}
 	f.Add([]byte("GGUF"))
+	// The classes a corruption corpus found: long strings, nested arrays,
+	// terminal escapes in names (see limits_test.go).
+	f.Add(hostileGGUF(nestedStrings(2000)))
+	f.Add(hostileGGUF(ggufStr(binary.LittleEndian.AppendUint32(ggufStr(nil, "general.name"), 8), strings.Repeat("N", 70000))))
+	f.Add(hostileGGUF(ggufStr(binary.LittleEndian.AppendUint32(ggufStr(nil, "general.architecture"), 8), "\x1b]0;t\x07\u009b2J\u202e")))
 	if raceEnabled && !fuzzing() {
 		// The seeds are the corpus TestInspectNativeVsSandbox already
 		// compares; under -race replaying them again only costs time.
@@ -56,6 +65,16 @@ func FuzzInspectNativeVsSandbox(f *testing.F) {
 			}
 			if n.err != nil {
 				return // the text mode fails the same way
+			}
+			if !o.JSON {
+				if !utf8.Valid(n.out) {
+					t.Fatalf("text output is not valid UTF-8")
+				}
+				for i, r := range string(n.out) {
+					if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r)) {
+						t.Fatalf("text output has %U at byte %d: %q", r, i, n.out[max(0, i-20):min(len(n.out), i+20)])
+					}
+				}
 			}
 		}
 	})
