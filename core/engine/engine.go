@@ -1,0 +1,503 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memvanta/memvanta/core/model"
+	"github.com/memvanta/memvanta/core/sample"
+	"github.com/memvanta/memvanta/core/tokenizer"
+)
+
+// Options size the engine.
+type Options struct {
+	Slots      int // concurrent sequences (-np); default 4
+	Queue      int // requests waiting for a slot before Submit refuses; default 64
+	CtxPerSlot int // context positions of each slot's cache; <= 0: the model's limit
+	Chunk      int // prompt tokens a prefilling slot computes per step; default 64
+}
+
+// Stats is a snapshot for metrics.
+type Stats struct {
+	Slots, Running, Waiting int
+	KVUsed, KVCap           int   // positions held by running requests / all slots' capacity
+	KVBytes                 int64 // allocated cache pages
+	PromptTokens            int64 // prompt tokens computed
+	CachedTokens            int64 // prompt tokens reused from slot caches
+	GenTokens               int64
+	Steps                   int64
+	Finished                map[string]int64 // by finish reason ("stop", "length", "cancelled", "error")
+}
+
+// Engine runs requests over one model. Submit from any goroutine; Run the
+// loop in one.
+type Engine struct {
+	st    Stepper
+	tok   *tokenizer.Tokenizer
+	opt   Options
+	slots []*slot
+
+	mu        sync.Mutex
+	queue     []*job
+	closed    bool
+	wake      chan struct{}
+	idle      chan struct{} // closed and replaced when the engine becomes idle
+	stats     Stats
+	running   int
+	drainStop bool // Drain's deadline passed: stop running requests
+}
+
+type job struct {
+	req       Request
+	ctx       context.Context
+	h         *Handle
+	submitted time.Time
+}
+
+type slot struct {
+	seq    Seq
+	tokens []int32 // tokens in seq's cache, in order
+	logits []float32
+
+	j       *job
+	pending []int32 // prompt tokens not computed yet
+	next    int32   // sampled token to append next step (-1: none)
+	smp     *sample.Sampler
+	dec     *tokenizer.Decoder
+	held    string // decoded text not emitted yet (may start a stop string)
+	gen     []int32
+	counts  map[int32]int
+	usage   Usage
+}
+
+// New makes an engine with opt.Slots sequences over st.
+func New(st Stepper, tok *tokenizer.Tokenizer, opt Options) (*Engine, error) {
+	if opt.Slots <= 0 {
+		opt.Slots = 4
+	}
+	if opt.Queue <= 0 {
+		opt.Queue = 64
+	}
+	if opt.Chunk <= 0 {
+		opt.Chunk = 64
+	}
+	e := &Engine{st: st, tok: tok, opt: opt, wake: make(chan struct{}, 1), idle: make(chan struct{})}
+	for i := 0; i < opt.Slots; i++ {
+		s, err := st.NewSeq(opt.CtxPerSlot)
+		if err != nil {
+			return nil, fmt.Errorf("engine: slot %d: %w", i, err)
+		}
+		e.slots = append(e.slots, &slot{seq: s, logits: make([]float32, st.NVocab()), next: -1})
+	}
+	e.stats.Slots = opt.Slots
+	e.stats.KVCap = opt.Slots * e.slots[0].seq.Cap()
+	e.stats.Finished = map[string]int64{}
+	return e, nil
+}
+
+// SlotCtx is each slot's context limit.
+func (e *Engine) SlotCtx() int { return e.slots[0].seq.Cap() }
+
+// Submit queues a request. The request ends when ctx is cancelled (the
+// slot is freed before the next step); its output is read from the Handle.
+func (e *Engine) Submit(ctx context.Context, r Request) (*Handle, error) {
+	if err := r.Validate(e.st.NVocab()); err != nil {
+		return nil, err
+	}
+	if len(r.Prompt) >= e.SlotCtx() {
+		return nil, fmt.Errorf("prompt has %d tokens but a slot's context holds %d: %w", len(r.Prompt), e.SlotCtx(), model.ErrContextFull)
+	}
+	j := &job{req: r, ctx: ctx, h: newHandle(ctx), submitted: time.Now()}
+	e.mu.Lock()
+	switch {
+	case e.closed:
+		e.mu.Unlock()
+		return nil, ErrClosed
+	case len(e.queue) >= e.opt.Queue:
+		e.mu.Unlock()
+		return nil, ErrQueueFull
+	}
+	e.queue = append(e.queue, j)
+	e.stats.Waiting = len(e.queue)
+	e.mu.Unlock()
+	e.signal()
+	return j.h, nil
+}
+
+func (e *Engine) signal() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Stats returns a snapshot.
+func (e *Engine) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.stats
+	s.Finished = make(map[string]int64, len(e.stats.Finished))
+	for k, v := range e.stats.Finished {
+		s.Finished[k] = v
+	}
+	return s
+}
+
+// Drain stops accepting requests and waits until every queued and running
+// one has finished, or until ctx ends; then the rest are stopped with
+// ErrDrained.
+func (e *Engine) Drain(ctx context.Context) error {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	e.signal()
+	for {
+		e.mu.Lock()
+		busy := e.running > 0 || len(e.queue) > 0
+		idle := e.idle
+		e.mu.Unlock()
+		if !busy {
+			return nil
+		}
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			e.mu.Lock()
+			q := e.queue
+			e.queue = nil
+			e.stats.Waiting = 0
+			e.mu.Unlock()
+			for _, j := range q {
+				j.h.push(Event{Done: true, Err: ErrDrained})
+			}
+			// Running requests are stopped by the loop, which sees closed
+			// and a done drain context through drainStop.
+			e.mu.Lock()
+			e.drainStop = true
+			e.mu.Unlock()
+			e.signal()
+			return fmt.Errorf("engine: drain: %w", ctx.Err())
+		}
+	}
+}
+
+// Run is the scheduling loop; it returns when ctx ends (stopping every
+// request) or after Drain once idle.
+func (e *Engine) Run(ctx context.Context) error {
+	work := make([]Work, 0, len(e.slots))
+	active := make([]*slot, 0, len(e.slots))
+	for {
+		e.admit()
+		active = active[:0]
+		work = work[:0]
+		e.mu.Lock()
+		stop := e.drainStop
+		e.mu.Unlock()
+		for _, s := range e.slots {
+			if s.j == nil {
+				continue
+			}
+			if err := s.j.ctx.Err(); err != nil || stop || ctx.Err() != nil {
+				if err == nil {
+					err = ErrDrained
+				}
+				e.finish(s, "cancelled", err)
+				continue
+			}
+			w := Work{Seq: s.seq}
+			if len(s.pending) > 0 {
+				n := min(len(s.pending), e.opt.Chunk)
+				w.Tokens = s.pending[:n]
+				if n == len(s.pending) {
+					w.Logits = s.logits
+				}
+			} else {
+				w.Tokens = []int32{s.next}
+				w.Logits = s.logits
+			}
+			active = append(active, s)
+			work = append(work, w)
+		}
+		if len(active) == 0 {
+			e.mu.Lock()
+			closed, queued := e.closed, len(e.queue)
+			e.running = 0
+			close(e.idle)
+			e.idle = make(chan struct{})
+			e.mu.Unlock()
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if closed && queued == 0 {
+				return nil
+			}
+			if queued > 0 {
+				continue
+			}
+			select {
+			case <-e.wake:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		if err := e.st.Step(ctx, work); err != nil {
+			reason := "error"
+			if ctx.Err() != nil {
+				reason = "cancelled"
+			}
+			for _, s := range active {
+				e.finish(s, reason, err)
+			}
+			continue
+		}
+		var prompt, gen int64
+		for i, s := range active {
+			w := &work[i]
+			if w.Err != nil {
+				if errors.Is(w.Err, model.ErrContextFull) {
+					e.flush(s)
+					e.finish(s, "length", nil)
+				} else {
+					e.finish(s, "error", w.Err)
+				}
+				continue
+			}
+			s.tokens = append(s.tokens, w.Tokens...)
+			if len(s.pending) > 0 {
+				prompt += int64(len(w.Tokens))
+				s.pending = s.pending[len(w.Tokens):]
+			}
+			if w.Logits != nil {
+				gen++
+				e.sampleNext(s)
+			}
+		}
+		e.mu.Lock()
+		e.stats.Steps++
+		e.stats.PromptTokens += prompt
+		e.stats.GenTokens += gen
+		e.updateKVLocked()
+		e.mu.Unlock()
+	}
+}
+
+// admit moves queued requests into free slots, each into the free slot
+// whose cached tokens share the longest prefix with its prompt.
+func (e *Engine) admit() {
+	for {
+		e.mu.Lock()
+		if len(e.queue) == 0 {
+			e.mu.Unlock()
+			return
+		}
+		var free []*slot
+		for _, s := range e.slots {
+			if s.j == nil {
+				free = append(free, s)
+			}
+		}
+		if len(free) == 0 {
+			e.mu.Unlock()
+			return
+		}
+		j := e.queue[0]
+		e.queue = e.queue[1:]
+		e.stats.Waiting = len(e.queue)
+		e.running++
+		e.mu.Unlock()
+		if err := j.ctx.Err(); err != nil {
+			j.h.push(Event{Done: true, Err: err})
+			e.mu.Lock()
+			e.running--
+			e.stats.Finished["cancelled"]++
+			e.mu.Unlock()
+			continue
+		}
+		best, bestN := free[0], -1
+		for _, s := range free {
+			if n := commonPrefix(s.tokens, j.req.Prompt); n > bestN {
+				best, bestN = s, n
+			}
+		}
+		e.start(best, j, bestN)
+	}
+}
+
+func commonPrefix(a, b []int32) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func (e *Engine) start(s *slot, j *job, reuse int) {
+	// At least the last prompt token is computed: its logits start the
+	// generation.
+	reuse = min(reuse, len(j.req.Prompt)-1)
+	s.seq.Truncate(reuse)
+	s.tokens = s.tokens[:reuse]
+	s.j = j
+	s.pending = j.req.Prompt[reuse:]
+	s.next = -1
+	smp, err := sample.New(j.req.Sample)
+	if err != nil { // validated in Submit
+		e.finish(s, "error", err)
+		return
+	}
+	for _, t := range j.req.Prompt {
+		smp.Accept(t)
+	}
+	s.smp = smp
+	s.dec = e.tok.NewDecoder()
+	s.held = ""
+	s.gen = s.gen[:0]
+	if s.counts == nil {
+		s.counts = map[int32]int{}
+	}
+	clear(s.counts)
+	s.usage = Usage{PromptTokens: len(j.req.Prompt), CachedTokens: reuse, Queued: time.Since(j.submitted)}
+	e.mu.Lock()
+	e.stats.CachedTokens += int64(reuse)
+	e.mu.Unlock()
+}
+
+// sampleNext picks the next token from s.logits and emits its text.
+func (e *Engine) sampleNext(s *slot) {
+	r := &s.j.req
+	lg := s.logits
+	for t, b := range r.LogitBias {
+		lg[t] += b
+	}
+	if r.FrequencyPenalty != 0 || r.PresencePenalty != 0 {
+		for t, c := range s.counts {
+			lg[t] -= float32(c)*r.FrequencyPenalty + r.PresencePenalty
+		}
+	}
+	tok := s.smp.Sample(lg)
+	s.smp.Accept(tok)
+	if len(s.gen) == 0 {
+		s.usage.FirstToken = time.Since(s.j.submitted)
+	}
+	s.gen = append(s.gen, tok)
+	s.counts[tok]++
+	if !r.IgnoreEOS && e.tok.IsEOG(tok) {
+		e.flush(s)
+		e.finish(s, "stop", nil)
+		return
+	}
+	s.held += s.dec.Add(tok)
+	s.j.h.push(Event{Tokens: []int32{tok}})
+	if e.emitHeld(s) {
+		e.finish(s, "stop", nil)
+		return
+	}
+	if r.MaxTokens > 0 && len(s.gen) >= r.MaxTokens {
+		e.flush(s)
+		e.finish(s, "length", nil)
+		return
+	}
+	if len(s.tokens)+1 >= s.seq.Cap() {
+		e.flush(s)
+		e.finish(s, "length", nil)
+		return
+	}
+	s.next = tok
+}
+
+// emitHeld sends the held text that cannot be part of a stop string and
+// reports whether a stop string was found (the text before it is sent).
+func (e *Engine) emitHeld(s *slot) bool {
+	stops := s.j.req.Stop
+	if len(stops) == 0 {
+		if s.held != "" {
+			s.j.h.push(Event{Text: s.held})
+			s.held = ""
+		}
+		return false
+	}
+	first := -1
+	for _, st := range stops {
+		if i := strings.Index(s.held, st); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	if first >= 0 {
+		if first > 0 {
+			s.j.h.push(Event{Text: s.held[:first]})
+		}
+		s.held = ""
+		return true
+	}
+	keep := 0
+	for _, st := range stops {
+		for k := min(len(st)-1, len(s.held)); k > keep; k-- {
+			if strings.HasSuffix(s.held, st[:k]) {
+				keep = k
+				break
+			}
+		}
+	}
+	if n := len(s.held) - keep; n > 0 {
+		s.j.h.push(Event{Text: s.held[:n]})
+		s.held = s.held[n:]
+	}
+	return false
+}
+
+// flush emits the decoder's and the held text at the end of a request.
+func (e *Engine) flush(s *slot) {
+	s.held += s.dec.Flush()
+	if len(s.j.req.Stop) > 0 && e.emitHeld(s) {
+		return
+	}
+	if s.held != "" {
+		s.j.h.push(Event{Text: s.held})
+		s.held = ""
+	}
+}
+
+// finish ends s's request and frees the slot; its cache keeps the tokens
+// for a later request with the same prefix.
+func (e *Engine) finish(s *slot, reason string, err error) {
+	if s.j == nil {
+		return
+	}
+	s.usage.CompletionTokens = len(s.gen)
+	ev := Event{Done: true, Usage: s.usage, Err: err}
+	if err == nil {
+		ev.Finish = reason
+	}
+	s.j.h.push(ev)
+	s.j = nil
+	s.pending = nil
+	s.smp = nil
+	// Positions not matched by s.tokens (a failed step) are dropped.
+	if s.seq.Len() != len(s.tokens) {
+		n := min(s.seq.Len(), len(s.tokens))
+		s.seq.Truncate(n)
+		s.tokens = s.tokens[:n]
+	}
+	e.mu.Lock()
+	e.running--
+	e.stats.Finished[reason]++
+	e.updateKVLocked()
+	e.mu.Unlock()
+}
+
+func (e *Engine) updateKVLocked() {
+	used, bytes := 0, int64(0)
+	running := 0
+	for _, s := range e.slots {
+		bytes += s.seq.Bytes()
+		if s.j != nil {
+			used += s.seq.Len()
+			running++
+		}
+	}
+	e.stats.KVUsed, e.stats.KVBytes, e.stats.Running = used, bytes, running
+}

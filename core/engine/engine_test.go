@@ -1,0 +1,267 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/core/gguf"
+	"github.com/memvanta/memvanta/core/model"
+	"github.com/memvanta/memvanta/core/sample"
+	"github.com/memvanta/memvanta/core/synth"
+	"github.com/memvanta/memvanta/core/tokenizer"
+)
+
+// testModel writes a small synthetic llama model in memory.
+func testModel(t testing.TB, ctx int) (*model.Model, *tokenizer.Tokenizer) {
+	t.Helper()
+	var buf bytes.Buffer
+	cfg := synth.Config{Embd: 64, Layers: 2, Heads: 4, KVHeads: 2, FF: 128, Ctx: 1024, Type: ggml.F32, VocabSize: 400, Seed: 7, RopeBase: 10000, Eps: 1e-5}
+	if err := synth.Write(context.Background(), &buf, cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	f, err := gguf.Parse(bytes.NewReader(b), int64(len(b)), gguf.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := model.MemWeightsFromBytes(f, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := model.ConfigFromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(mc, w, model.Options{Threads: 2, Ctx: ctx, KVType: ggml.F16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, tok
+}
+
+func startEngine(t testing.TB, m *model.Model, tok *tokenizer.Tokenizer, opt Options) *Engine {
+	t.Helper()
+	e, err := New(PerSeq{M: m}, tok, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = e.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return e
+}
+
+func greedy(n int, prompt []int32) Request {
+	return Request{Prompt: prompt, Sample: sample.Params{Temp: 0, RepeatPenalty: 1}, MaxTokens: n}
+}
+
+func run(t testing.TB, e *Engine, r Request) (string, Event) {
+	t.Helper()
+	h, err := e.Submit(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, ev, err := h.Collect(context.Background())
+	if err != nil || ev.Err != nil {
+		t.Fatalf("collect: %v / %v", err, ev.Err)
+	}
+	return text, ev
+}
+
+// reference generates with the plain single-sequence loop (no engine).
+func reference(t *testing.T, m *model.Model, tok *tokenizer.Tokenizer, prompt []int32, n int) string {
+	t.Helper()
+	kv, err := m.NewKV(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := m.SwapKV(kv)
+	defer m.SwapKV(old)
+	dec := tok.NewDecoder()
+	var out strings.Builder
+	logits, err := m.Forward(context.Background(), prompt)
+	for i := 0; i < n && err == nil; i++ {
+		best := int32(0)
+		for j, v := range logits {
+			if v > logits[best] {
+				best = int32(j)
+			}
+		}
+		out.WriteString(dec.Add(best))
+		logits, err = m.Forward(context.Background(), []int32{best})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.WriteString(dec.Flush())
+	return out.String()
+}
+
+func TestConcurrentGreedyMatchesAlone(t *testing.T) {
+	m, tok := testModel(t, 0)
+	prompt := tok.Encode("hello world of tests", true, false)
+	want := reference(t, m, tok, prompt, 24)
+	e := startEngine(t, m, tok, Options{Slots: 4, Chunk: 3})
+	alone, ev := run(t, e, greedy(24, prompt))
+	if alone != want || ev.Finish != "length" || ev.Usage.CompletionTokens != 24 {
+		t.Fatalf("engine alone %q (%+v), reference %q", alone, ev, want)
+	}
+	var wg sync.WaitGroup
+	got := make([]string, 6)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Different prompt lengths interleave prefill and decoding.
+			p := prompt
+			if i%2 == 1 {
+				p = tok.Encode(strings.Repeat("a b c ", i)+"hello world of tests", true, false)
+				got[i] = "skip"
+				_, _ = run(t, e, greedy(24, p))
+				return
+			}
+			got[i], _ = run(t, e, greedy(24, p))
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != "skip" && g != want {
+			t.Errorf("concurrent request %d: %q, alone %q", i, g, want)
+		}
+	}
+}
+
+func TestPrefixCacheReuse(t *testing.T) {
+	m, tok := testModel(t, 0)
+	sys := tok.Encode("a long system prompt that every request repeats word for word", true, false)
+	p1 := append(append([]int32{}, sys...), tok.Encode(" first question", false, false)...)
+	p2 := append(append([]int32{}, sys...), tok.Encode(" second one", false, false)...)
+	e := startEngine(t, m, tok, Options{Slots: 1})
+	_, ev1 := run(t, e, greedy(8, p1))
+	text2, ev2 := run(t, e, greedy(8, p2))
+	if ev1.Usage.CachedTokens != 0 {
+		t.Errorf("first request reused %d tokens", ev1.Usage.CachedTokens)
+	}
+	if ev2.Usage.CachedTokens < len(sys) {
+		t.Errorf("second request reused %d tokens, want >= %d (the shared prefix)", ev2.Usage.CachedTokens, len(sys))
+	}
+	if want := reference(t, m, tok, p2, 8); text2 != want {
+		t.Errorf("with reused prefix %q, fresh %q", text2, want)
+	}
+	st := e.Stats()
+	if st.CachedTokens < int64(len(sys)) || st.PromptTokens != int64(len(p1)+len(p2)-ev2.Usage.CachedTokens) {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestStopStrings(t *testing.T) {
+	m, tok := testModel(t, 0)
+	prompt := tok.Encode("stop here", true, false)
+	e := startEngine(t, m, tok, Options{Slots: 2})
+	full, _ := run(t, e, greedy(30, prompt))
+	if len(full) < 20 {
+		t.Fatalf("output too short to test stops: %q", full)
+	}
+	stop := full[10:14]
+	want := full[:strings.Index(full, stop)]
+	r := greedy(30, prompt)
+	r.Stop = []string{"\x00never", stop}
+	got, ev := run(t, e, r)
+	if got != want || ev.Finish != "stop" {
+		t.Errorf("stop %q: got %q (%s), want %q", stop, got, ev.Finish, want)
+	}
+}
+
+func TestCancelFreesSlot(t *testing.T) {
+	m, tok := testModel(t, 0)
+	e := startEngine(t, m, tok, Options{Slots: 1, Queue: 1})
+	prompt := tok.Encode("cancel me", true, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	h, err := e.Submit(ctx, greedy(0, prompt)) // unbounded: runs until cancelled
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := h.Next(context.Background()); err != nil || ev.Text == "" {
+		t.Fatalf("first event %+v %v", ev, err)
+	}
+	// The queue holds one more; a third is refused.
+	h2, err := e.Submit(context.Background(), greedy(2, prompt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Submit(context.Background(), greedy(2, prompt)); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("third submit: %v, want ErrQueueFull", err)
+	}
+	cancel()
+	_, ev, _ := h.Collect(context.Background())
+	if !errors.Is(ev.Err, context.Canceled) {
+		t.Errorf("cancelled request ended with %+v", ev)
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer wcancel()
+	if _, ev, err := h2.Collect(wctx); err != nil || ev.Finish != "length" {
+		t.Errorf("queued request after cancel: %+v %v", ev, err)
+	}
+}
+
+func TestDrain(t *testing.T) {
+	m, tok := testModel(t, 0)
+	e := startEngine(t, m, tok, Options{Slots: 2})
+	prompt := tok.Encode("drain", true, false)
+	h, err := e.Submit(context.Background(), greedy(10, prompt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ev, _ := h.Collect(context.Background()); ev.Finish != "length" || ev.Usage.CompletionTokens != 10 {
+		t.Errorf("in-flight request during drain: %+v", ev)
+	}
+	if _, err := e.Submit(context.Background(), greedy(1, prompt)); !errors.Is(err, ErrClosed) {
+		t.Errorf("submit after drain: %v", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	m, tok := testModel(t, 64)
+	e := startEngine(t, m, tok, Options{Slots: 1})
+	ok := tok.Encode("x", true, false)
+	for _, c := range []struct {
+		name string
+		mod  func(*Request)
+	}{
+		{"empty", func(r *Request) { r.Prompt = nil }},
+		{"token", func(r *Request) { r.Prompt = []int32{9999} }},
+		{"temp", func(r *Request) { r.Sample.Temp = -1 }},
+		{"freq", func(r *Request) { r.FrequencyPenalty = 3 }},
+		{"bias", func(r *Request) { r.LogitBias = map[int32]float32{-1: 1} }},
+		{"stop", func(r *Request) { r.Stop = []string{""} }},
+		{"too long", func(r *Request) { r.Prompt = make([]int32, 64) }},
+	} {
+		r := greedy(1, ok)
+		c.mod(&r)
+		if _, err := e.Submit(context.Background(), r); err == nil {
+			t.Errorf("%s: accepted", c.name)
+		}
+	}
+	// A ban through logit_bias is honoured.
+	r := greedy(1, ok)
+	_, ev := run(t, e, r)
+	r.LogitBias = map[int32]float32{ev.Tokens[0]: -100}
+	if _, ev2 := run(t, e, r); len(ev2.Tokens) != 1 || ev2.Tokens[0] == ev.Tokens[0] {
+		t.Errorf("logit_bias -100 on %d ignored: %v", ev.Tokens[0], ev2.Tokens)
+	}
+}

@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/memvanta/memvanta/core/sample"
+)
+
+// Errors Submit and the handles report.
+var (
+	ErrQueueFull = errors.New("engine: queue is full")
+	ErrClosed    = errors.New("engine: shutting down")
+	ErrDrained   = errors.New("engine: stopped by shutdown before finishing")
+)
+
+// MaxStops bounds the stop strings of one request (OpenAI allows 4).
+const MaxStops = 16
+
+// Request is one generation.
+type Request struct {
+	Prompt    []int32
+	Sample    sample.Params
+	MaxTokens int // tokens to generate at most; <= 0 means until the context is full
+	Stop      []string
+	// FrequencyPenalty and PresencePenalty are OpenAI's: subtracted from a
+	// token's logit per previous occurrence / once if it occurred, counting
+	// the tokens generated so far. In [-2, 2].
+	FrequencyPenalty, PresencePenalty float32
+	LogitBias                         map[int32]float32 // added to the logits; -100 bans a token
+	IgnoreEOS                         bool
+}
+
+// Validate checks the request against a vocabulary of nVocab tokens.
+func (r *Request) Validate(nVocab int) error {
+	if len(r.Prompt) == 0 {
+		return errors.New("prompt is empty")
+	}
+	for _, t := range r.Prompt {
+		if t < 0 || int(t) >= nVocab {
+			return fmt.Errorf("prompt token %d outside the vocabulary [0, %d)", t, nVocab)
+		}
+	}
+	if err := r.Sample.Validate(); err != nil {
+		return err
+	}
+	if len(r.Stop) > MaxStops {
+		return fmt.Errorf("%d stop strings, at most %d", len(r.Stop), MaxStops)
+	}
+	for _, s := range r.Stop {
+		if s == "" {
+			return errors.New("empty stop string")
+		}
+	}
+	for _, p := range []struct {
+		name string
+		v    float32
+	}{{"frequency_penalty", r.FrequencyPenalty}, {"presence_penalty", r.PresencePenalty}} {
+		if math.IsNaN(float64(p.v)) || p.v < -2 || p.v > 2 {
+			return fmt.Errorf("%s %v: must be in [-2, 2]", p.name, p.v)
+		}
+	}
+	for t, b := range r.LogitBias {
+		if t < 0 || int(t) >= nVocab {
+			return fmt.Errorf("logit_bias token %d outside the vocabulary [0, %d)", t, nVocab)
+		}
+		if math.IsNaN(float64(b)) || b < -100 || b > 100 {
+			return fmt.Errorf("logit_bias %v for token %d: must be in [-100, 100]", b, t)
+		}
+	}
+	return nil
+}
+
+// Usage is a finished request's accounting.
+type Usage struct {
+	PromptTokens     int
+	CachedTokens     int // prompt tokens reused from a slot's cache (not recomputed)
+	CompletionTokens int
+	Queued           time.Duration // submit to slot
+	FirstToken       time.Duration // submit to first generated token
+}
+
+// Event is what a Handle yields: new text, then one final event.
+type Event struct {
+	Text   string
+	Tokens []int32 // generated token ids this event covers (text may lag them)
+	Done   bool
+	Finish string // "stop" or "length" when Done and Err is nil
+	Err    error  // when Done: cancellation, shutdown or a model failure
+	Usage  Usage  // when Done
+}
+
+// Handle is a submitted request's output stream. Events accumulate without
+// bound on the engine side only up to the request's own text, so a slow
+// reader never stalls the scheduler.
+type Handle struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	events []Event
+	notify chan struct{}
+	done   bool
+}
+
+func newHandle(ctx context.Context) *Handle {
+	return &Handle{ctx: ctx, notify: make(chan struct{}, 1)}
+}
+
+func (h *Handle) push(e Event) {
+	h.mu.Lock()
+	if h.done {
+		h.mu.Unlock()
+		return
+	}
+	if e.Done {
+		h.done = true
+	}
+	// Coalesce text while the reader is behind.
+	if n := len(h.events); n > 0 && !e.Done && !h.events[n-1].Done {
+		h.events[n-1].Text += e.Text
+		h.events[n-1].Tokens = append(h.events[n-1].Tokens, e.Tokens...)
+	} else {
+		h.events = append(h.events, e)
+	}
+	h.mu.Unlock()
+	select {
+	case h.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Next returns the next event, waiting for it. After the Done event it
+// keeps returning that event. ctx only bounds the wait; cancelling the
+// request itself is done through the context given to Submit.
+func (h *Handle) Next(ctx context.Context) (Event, error) {
+	for {
+		h.mu.Lock()
+		if len(h.events) > 0 {
+			e := h.events[0]
+			if !e.Done || len(h.events) > 1 {
+				h.events = h.events[1:]
+			}
+			h.mu.Unlock()
+			return e, nil
+		}
+		h.mu.Unlock()
+		select {
+		case <-h.notify:
+		case <-ctx.Done():
+			return Event{}, ctx.Err()
+		}
+	}
+}
+
+// Collect reads events until Done and returns the whole text and the final
+// event, whose Tokens are all the generated ids.
+func (h *Handle) Collect(ctx context.Context) (string, Event, error) {
+	var text []byte
+	var toks []int32
+	for {
+		e, err := h.Next(ctx)
+		if err != nil {
+			return string(text), e, err
+		}
+		text = append(text, e.Text...)
+		toks = append(toks, e.Tokens...)
+		if e.Done {
+			e.Tokens = toks
+			return string(text), e, nil
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/memvanta/memvanta/core/model"
+)
+
+// Seq is one sequence's state in a Stepper (its KV cache).
+type Seq interface {
+	// Len is the number of positions the sequence holds.
+	Len() int
+	// Truncate forgets positions >= n.
+	Truncate(n int)
+	// Cap is the sequence's context limit.
+	Cap() int
+	// Bytes is the memory its cache holds.
+	Bytes() int64
+}
+
+// Work is one sequence's share of a step: tokens to append, and whether the
+// logits after the last of them are wanted (copied into Logits).
+type Work struct {
+	Seq    Seq
+	Tokens []int32
+	Logits []float32 // nil: not wanted; else len = vocabulary
+	Err    error     // set by Step for a sequence that failed alone
+}
+
+// Stepper runs the forward work of one scheduler step.
+type Stepper interface {
+	NewSeq(maxCtx int) (Seq, error)
+	// Step appends each work's tokens to its sequence and fills the wanted
+	// logits. A failure confined to one sequence (its context is full) is
+	// set in that Work's Err; a returned error fails the whole step.
+	Step(ctx context.Context, w []Work) error
+	NVocab() int
+}
+
+// PerSeq is the Stepper that runs each sequence through Model.Forward in
+// turn, installing its cache first.
+type PerSeq struct{ M *model.Model }
+
+type kvSeq struct{ kv *model.KVCache }
+
+func (s kvSeq) Len() int       { return s.kv.Len() }
+func (s kvSeq) Truncate(n int) { s.kv.Truncate(n) }
+func (s kvSeq) Cap() int       { return s.kv.Cap() }
+func (s kvSeq) Bytes() int64   { return s.kv.Bytes() }
+
+// NewSeq makes a sequence with its own cache.
+func (p PerSeq) NewSeq(maxCtx int) (Seq, error) {
+	kv, err := p.M.NewKV(maxCtx)
+	if err != nil {
+		return nil, err
+	}
+	return kvSeq{kv}, nil
+}
+
+// NVocab is the logits length.
+func (p PerSeq) NVocab() int { return p.M.Cfg.NVocab }
+
+// Step runs each sequence's tokens through the model.
+func (p PerSeq) Step(ctx context.Context, ws []Work) error {
+	for i := range ws {
+		w := &ws[i]
+		old, err := p.M.SwapKV(w.Seq.(kvSeq).kv)
+		if err != nil {
+			return err
+		}
+		logits, err := p.M.Forward(ctx, w.Tokens)
+		if _, err2 := p.M.SwapKV(old); err2 != nil {
+			return err2
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			w.Err = err
+			continue
+		}
+		if w.Logits != nil {
+			copy(w.Logits, logits)
+		}
+	}
+	return nil
+}
