@@ -140,6 +140,7 @@ func (e *Engine) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.stats
+	s.Running = e.running
 	s.Finished = make(map[string]int64, len(e.stats.Finished))
 	for k, v := range e.stats.Finished {
 		s.Finished[k] = v
@@ -188,6 +189,7 @@ func (e *Engine) Drain(ctx context.Context) error {
 // Run is the scheduling loop; it returns when ctx ends (stopping every
 // request) or after Drain once idle.
 func (e *Engine) Run(ctx context.Context) error {
+	defer e.failQueued()
 	work := make([]Work, 0, len(e.slots))
 	active := make([]*slot, 0, len(e.slots))
 	for {
@@ -282,6 +284,19 @@ func (e *Engine) Run(ctx context.Context) error {
 		e.stats.GenTokens += gen
 		e.updateKVLocked()
 		e.mu.Unlock()
+	}
+}
+
+// failQueued ends every queued request when the loop stops.
+func (e *Engine) failQueued() {
+	e.mu.Lock()
+	q := e.queue
+	e.queue = nil
+	e.closed = true
+	e.stats.Waiting = 0
+	e.mu.Unlock()
+	for _, j := range q {
+		j.h.push(Event{Done: true, Err: ErrDrained})
 	}
 }
 

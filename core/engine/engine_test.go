@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -9,45 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvanta/memvanta/core/ggml"
-	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/model"
 	"github.com/memvanta/memvanta/core/sample"
-	"github.com/memvanta/memvanta/core/synth"
 	"github.com/memvanta/memvanta/core/tokenizer"
+	"github.com/memvanta/memvanta/internal/testmodel"
 )
 
-// testModel writes a small synthetic llama model in memory.
 func testModel(t testing.TB, ctx int) (*model.Model, *tokenizer.Tokenizer) {
-	t.Helper()
-	var buf bytes.Buffer
-	cfg := synth.Config{Embd: 64, Layers: 2, Heads: 4, KVHeads: 2, FF: 128, Ctx: 1024, Type: ggml.F32, VocabSize: 400, Seed: 7, RopeBase: 10000, Eps: 1e-5}
-	if err := synth.Write(context.Background(), &buf, cfg, nil); err != nil {
-		t.Fatal(err)
-	}
-	b := buf.Bytes()
-	f, err := gguf.Parse(bytes.NewReader(b), int64(len(b)), gguf.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := model.MemWeightsFromBytes(f, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc, err := model.ConfigFromGGUF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(mc, w, model.Options{Threads: 2, Ctx: ctx, KVType: ggml.F16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	tok, err := tokenizer.FromGGUF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, tok
+	return testmodel.New(t, ctx)
 }
 
 func startEngine(t testing.TB, m *model.Model, tok *tokenizer.Tokenizer, opt Options) *Engine {
