@@ -31,7 +31,7 @@ type Request struct {
 	// token's logit per previous occurrence / once if it occurred, counting
 	// the tokens generated so far. In [-2, 2].
 	FrequencyPenalty, PresencePenalty float32
-	LogitBias                         map[int32]float32 // added to the logits; -100 bans a token
+	LogitBias                         map[int32]float32 // added to the logits: [-100, 100] (OpenAI's range), or -inf to ban
 	IgnoreEOS                         bool
 }
 
@@ -68,8 +68,8 @@ func (r *Request) Validate(nVocab int) error {
 		if t < 0 || int(t) >= nVocab {
 			return fmt.Errorf("logit_bias token %d outside the vocabulary [0, %d)", t, nVocab)
 		}
-		if math.IsNaN(float64(b)) || b < -100 || b > 100 {
-			return fmt.Errorf("logit_bias %v for token %d: must be in [-100, 100]", b, t)
+		if !math.IsInf(float64(b), -1) && (math.IsNaN(float64(b)) || b < -100 || b > 100) {
+			return fmt.Errorf("logit_bias %v for token %d: must be in [-100, 100] or -inf", b, t)
 		}
 	}
 	return nil

@@ -27,6 +27,10 @@ type Config struct {
 	MaxBody          int64         // request body limit in bytes (default 4 MiB)
 	Timeout          time.Duration // per-request deadline (default 10 min)
 	DefaultMaxTokens int           // completions without max_tokens (default 16, as OpenAI); chat runs to the context limit
+	// Defaults are the sampling settings for fields a request omits (the
+	// seed excepted: a request without one gets a random seed). nil means
+	// OpenAI's: temperature 1, top_p 1, no top-k, min-p or repeat penalty.
+	Defaults *sample.Params
 }
 
 // Backend is what the server needs once the model is loaded.
@@ -163,6 +167,9 @@ func (s *Server) buildRequest(f *samplingFields, defMax int, b *Backend) (engine
 		return r, invalid("max_tokens", "max_tokens must be >= 1")
 	}
 	p := sample.Params{Temp: 1, TopK: 0, TopP: 1, MinP: 0, RepeatPenalty: 1, RepeatLastN: 64}
+	if s.cfg.Defaults != nil {
+		p = *s.cfg.Defaults
+	}
 	floats := []struct {
 		name   string
 		v      *float64

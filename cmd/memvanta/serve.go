@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memvanta/memvanta/core/chat"
+	"github.com/memvanta/memvanta/core/engine"
+	"github.com/memvanta/memvanta/core/tokenizer"
+	"github.com/memvanta/memvanta/native/serve"
+	"github.com/memvanta/memvanta/native/telemetry"
+)
+
+// serveFlags are the server's own options (llama-server's spellings).
+type serveFlags struct {
+	host, apiKey, alias, template string
+	port, slots, queue, chunk     int
+	timeout, drain                int
+	maxBody                       int
+}
+
+func (f *serveFlags) register(c *cli) {
+	c.group("Server")
+	c.stringVar(&f.host, "host", "ADDR", "127.0.0.1", "address to listen on")
+	c.intVar(&f.port, "port", "N", 8080, "TCP port to listen on (0 = any free port, printed)")
+	c.intVar(&f.slots, "np|parallel", "N", 4, "slots: requests generated concurrently; -c is divided among them")
+	c.intVar(&f.queue, "max-queue", "N", 64, "requests waiting for a slot before new ones get 429")
+	c.intVar(&f.chunk, "prefill-chunk", "N", 64, "prompt tokens a slot computes per scheduler step (long prompts interleave with decoding)")
+	c.stringVar(&f.apiKey, "api-key", "KEY", "", "require \"Authorization: Bearer KEY\" on every endpoint but /health and /metrics (also read from MEMVANTA_API_KEY)")
+	c.stringVar(&f.alias, "a|alias", "NAME", "", "model id in /v1/models and requests (default: the file name without .gguf)")
+	c.stringVar(&f.template, "chat-template", "NAME|FILE", "", "chat template: a built-in name ("+strings.Join(chat.Builtins(), ", ")+") or a Jinja file (default: the model's own, else "+chat.Fallback+")")
+	c.intVar(&f.timeout, "to|timeout", "SECONDS", 600, "per-request deadline")
+	c.intVar(&f.drain, "drain-timeout", "SECONDS", 30, "on SIGTERM/Ctrl-C, how long in-flight requests may take to finish")
+	c.intVar(&f.maxBody, "max-body", "BYTES", 4<<20, "largest request body accepted")
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCLI("serve", "serve -m MODEL [--host 127.0.0.1] [--port 8080] [-np 4] [-c N] [--api-key KEY] [flags]",
+		"Serve the model over an OpenAI-compatible HTTP API (/v1/completions, /v1/chat/completions,\n"+
+			"/v1/models), llama-server's /tokenize, /detokenize, /apply-template and /health, and\n"+
+			"Prometheus metrics at /metrics. Sampling flags are the defaults for fields a request omits.")
+	var mf modelFlags
+	var sf samplingFlags
+	var f serveFlags
+	f.register(c)
+	sf.register(c)
+	mf.register(c, "total context in tokens, divided among the -np slots (0 = the model's training context)")
+	if done, st := c.parse(args, stdout, stderr, false); done {
+		return st
+	}
+	if err := mf.validate(); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	switch {
+	case f.port < 0 || f.port > 65535:
+		return c.usageErr(stderr, "--port %d: must be in [0, 65535]", f.port)
+	case f.slots < 1 || f.slots > 256:
+		return c.usageErr(stderr, "-np %d: must be in [1, 256]", f.slots)
+	case f.queue < 1:
+		return c.usageErr(stderr, "--max-queue %d: must be >= 1", f.queue)
+	case f.chunk < 1:
+		return c.usageErr(stderr, "--prefill-chunk %d: must be >= 1", f.chunk)
+	case f.timeout < 1 || f.drain < 0 || f.maxBody < 1024:
+		return c.usageErr(stderr, "--timeout must be >= 1, --drain-timeout >= 0, --max-body >= 1024")
+	}
+	smp, err := sf.build(0, nil)
+	if err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	if len(smp.biases) > 0 || sf.ignoreEOS {
+		return c.usageErr(stderr, "--logit-bias and --ignore-eos are per request in serve (logit_bias, ignore_eos fields)")
+	}
+	if f.apiKey == "" {
+		f.apiKey = os.Getenv("MEMVANTA_API_KEY")
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "memvanta serve: "+format+"\n", a...)
+		return exitRuntime
+	}
+	id := f.alias
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(mf.path), ".gguf")
+	}
+	defaults := smp.params
+	srv := serve.New(serve.Config{ModelID: id, APIKey: f.apiKey, MaxBody: int64(f.maxBody),
+		Timeout: time.Duration(f.timeout) * time.Second, Defaults: &defaults})
+
+	// Listen before loading, so /health answers 503 while the model loads.
+	ln, err := net.Listen("tcp", net.JoinHostPort(f.host, strconv.Itoa(f.port)))
+	if err != nil {
+		return fail("%v", err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	fmt.Fprintf(stderr, "memvanta serve: listening on http://%s (loading %s)\n", ln.Addr(), mf.path)
+
+	slotCtx := mf.ctx
+	mf.ctx = 0
+	l, err := openModel(ctx, &mf, stderr)
+	if err != nil {
+		hs.Close()
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "memvanta serve: interrupted while loading the model")
+			return exitInterrupted
+		}
+		return fail("%v", err)
+	}
+	defer l.Close()
+	tok, err := tokenizer.FromGGUF(l.rt.File())
+	if err != nil {
+		hs.Close()
+		return fail("%s: %v", mf.path, err)
+	}
+	tmpl, err := chat.Resolve(f.template, l.rt.File(), os.ReadFile, chat.Limits{})
+	if err != nil {
+		hs.Close()
+		return fail("%v", err)
+	}
+	if slotCtx == 0 {
+		slotCtx = l.m.KV().Cap()
+	}
+	perSlot := slotCtx / f.slots
+	if perSlot < 2 {
+		hs.Close()
+		return c.usageErr(stderr, "-c %d over -np %d leaves %d positions per slot", slotCtx, f.slots, perSlot)
+	}
+	eng, err := engine.New(engine.PerSeq{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk})
+	if err != nil {
+		hs.Close()
+		return fail("%v", err)
+	}
+	engCtx, stopEngine := context.WithCancel(context.Background())
+	engDone := make(chan struct{})
+	go func() { _ = eng.Run(engCtx); close(engDone) }()
+	srv.Ready(&serve.Backend{Engine: eng, Tokenizer: tok, Template: tmpl, NCtx: perSlot})
+	fmt.Fprintf(stderr, "memvanta serve: model %q ready: %d slots x %d tokens, template %s, kernels %s\n",
+		id, f.slots, perSlot, tmpl.Name(), l.m.Kernels().Name)
+
+	status := exitOK
+	select {
+	case err := <-serveErr:
+		stopEngine()
+		<-engDone
+		return fail("%v", err)
+	case <-ctx.Done():
+	}
+	// Drain: stop accepting, let in-flight requests finish within the
+	// drain timeout, then stop the rest with an error event (never a
+	// silently truncated response).
+	fmt.Fprintf(stderr, "memvanta serve: shutting down; draining in-flight requests (up to %ds)\n", f.drain)
+	dctx, dcancel := context.WithTimeout(context.Background(), time.Duration(f.drain)*time.Second)
+	defer dcancel()
+	shut := make(chan error, 1)
+	go func() { shut <- hs.Shutdown(dctx) }()
+	if err := eng.Drain(dctx); err != nil {
+		fmt.Fprintf(stderr, "memvanta serve: %v; stopping the remaining requests\n", err)
+		status = exitInterrupted
+	}
+	stopEngine()
+	<-engDone
+	if err := <-shut; err != nil {
+		hs.Close()
+	}
+	st := eng.Stats()
+	fmt.Fprintf(stderr, "memvanta serve: stopped | prompt %d tok (+%d reused) | generated %d tok | peak RSS %.1f MiB | kv %.1f MiB\n",
+		st.PromptTokens, st.CachedTokens, st.GenTokens, mib(telemetry.PeakRSS()), mib(st.KVBytes))
+	return status
+}
