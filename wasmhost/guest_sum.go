@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "713fde5ebd49618fe1a73af7a84ebd1c0d637b1aa1bd8a7ca2d08d1e87b77a1b"
+const guestSHA256 = "b07701f693dbf1444681ee1c81cbb2e396603151a974ce8f2a9b44f03b03a2a4"
