@@ -47,6 +47,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -520,6 +521,9 @@ func (c *Client) Pull(ctx context.Context, r Ref) (string, error) {
 	return dst, nil
 }
 
+// ErrBusy is returned when another process is downloading the same file.
+var ErrBusy = errors.New("download in progress")
+
 // ErrChecksum is returned when the downloaded bytes do not hash to the
 // Hub's checksum (the partial file is deleted).
 var ErrChecksum = errors.New("checksum mismatch")
@@ -532,6 +536,11 @@ func (c *Client) download(ctx context.Context, r Ref, rem Remote, part string) e
 		return fmt.Errorf("hub: %w", err)
 	}
 	defer fh.Close()
+	// One download of a file at a time: a second pull would append to the
+	// same .part. The lock goes with the descriptor.
+	if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return fmt.Errorf("hub: %s is being downloaded by another process (%w)", part, ErrBusy)
+	}
 	var h hash.Hash = sha256.New()
 	want := rem.SHA256
 	if want == "" {

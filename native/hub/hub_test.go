@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -399,4 +400,30 @@ func FuzzParseRef(f *testing.F) {
 			t.Fatalf("%q: String() %q parses to %+v, %v", s, r.String(), back, err)
 		}
 	})
+}
+
+// A second pull of a file being downloaded is refused instead of
+// appending to the same .part.
+func TestPullRefusesConcurrentDownload(t *testing.T) {
+	h := &fakeHub{files: map[string][]byte{"tiny.Q4_K_M.gguf": model(t)}}
+	c, _ := newTestClient(t, h)
+	r, _ := ParseRef("hf.co/acme/tiny-GGUF")
+	part := c.LocalPath(r, "tiny.Q4_K_M.gguf") + ".part"
+	if err := os.MkdirAll(filepath.Dir(part), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Pull(context.Background(), r); !errors.Is(err, ErrBusy) {
+		t.Errorf("pull during another download: %v, want ErrBusy", err)
+	}
+	fh.Close() // releases the lock
+	if _, err := c.Pull(context.Background(), r); err != nil {
+		t.Errorf("pull after the other download ended: %v", err)
+	}
 }
