@@ -92,60 +92,86 @@ func TestGoldenGreedy(t *testing.T) {
 		names = names[3:4]
 	}
 	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			g, b, f := loadGolden(t, name)
-			cfg, err := ConfigFromGGUF(f)
+		t.Run(name, func(t *testing.T) { replayGolden(t, name) })
+	}
+}
+
+// TestArchGoldens replays llama.cpp's greedy runs on every architecture
+// core/synth writes besides the plain llama one (testdata/golden/arch-*.json,
+// see internal/cmd/refgolden/archs.go): qwen3, gemma2, gemma3, phi3
+// (LongRoPE long and short, partial rotary), llama with llama3 rope_freqs,
+// llama with a fused attn_qkv and biases; F16 and Q8_0 weights. Tokens
+// must be identical, gaps within dlogitTol (the bounds of the llama
+// goldens: the same kernels and rounding points; measured worst 0.0021
+// F16), SIMD paths within pathTol of scalar.
+func TestArchGoldens(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join(goldenDir, "arch-*.json"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no arch goldens (%v)", err)
+	}
+	if raceEnabled {
+		names = names[:1]
+	}
+	for _, name := range names {
+		name = filepath.Base(name)
+		t.Run(name, func(t *testing.T) { replayGolden(t, name) })
+	}
+}
+
+// replayGolden checks one golden file: llama.cpp's prompt tokenization,
+// then its greedy continuation on every kernel path (see TestGoldenGreedy).
+func replayGolden(t *testing.T, name string) {
+	g, b, f := loadGolden(t, name)
+	cfg, err := ConfigFromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := MemWeightsFromBytes(f, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every kernel path replays the first prompt (and is compared
+	// with the scalar path); the dispatch path replays them all.
+	// Under -race or -short only the dispatch path's first prompt
+	// runs, to keep the package's tests quick.
+	sel := kernels.Select()
+	quick := testing.Short() || raceEnabled
+	for ci, c := range g.Cases {
+		if got := tok.Encode(c.Prompt, true, false); !equalIDs(got, c.PromptTokens) {
+			t.Errorf("prompt %q tokenizes to %v, llama.cpp %v", c.Prompt, got, c.PromptTokens)
+		}
+		paths := []*kernels.Impl{sel}
+		switch {
+		case quick && ci > 0:
+			continue
+		case !quick && ci == 0:
+			paths = kernels.Available() // scalar last
+		}
+		var byPath [][][]float32
+		for _, k := range paths {
+			m, err := New(cfg, w, Options{Threads: 2, Batch: 32, KVType: ggml.F16, Kernels: k})
 			if err != nil {
 				t.Fatal(err)
 			}
-			tok, err := tokenizer.FromGGUF(f)
-			if err != nil {
-				t.Fatal(err)
+			byPath = append(byPath, replay(t, m, c, g.Synth.Type, k.Name, minMargin(g)))
+			m.Close()
+		}
+		scalar := byPath[len(byPath)-1]
+		for pi, k := range paths[:len(paths)-1] {
+			worst := 0.0
+			for i, l := range byPath[pi] {
+				worst = math.Max(worst, relDiff(l, scalar[i]))
 			}
-			w, err := MemWeightsFromBytes(f, b)
-			if err != nil {
-				t.Fatal(err)
+			if worst > pathTol[g.Synth.Type] {
+				t.Errorf("%s %q: %s logits differ from scalar by %.3g of max |logit|, tolerance %.3g",
+					g.Synth.Type, c.Prompt, k.Name, worst, pathTol[g.Synth.Type])
 			}
-			// Every kernel path replays the first prompt (and is compared
-			// with the scalar path); the dispatch path replays them all.
-			// Under -race or -short only the dispatch path's first prompt
-			// runs, to keep the package's tests quick.
-			sel := kernels.Select()
-			quick := testing.Short() || raceEnabled
-			for ci, c := range g.Cases {
-				if got := tok.Encode(c.Prompt, true, false); !equalIDs(got, c.PromptTokens) {
-					t.Errorf("prompt %q tokenizes to %v, llama.cpp %v", c.Prompt, got, c.PromptTokens)
-				}
-				paths := []*kernels.Impl{sel}
-				switch {
-				case quick && ci > 0:
-					continue
-				case !quick && ci == 0:
-					paths = kernels.Available() // scalar last
-				}
-				var byPath [][][]float32
-				for _, k := range paths {
-					m, err := New(cfg, w, Options{Threads: 2, Batch: 32, KVType: ggml.F16, Kernels: k})
-					if err != nil {
-						t.Fatal(err)
-					}
-					byPath = append(byPath, replay(t, m, c, g.Synth.Type, k.Name, minMargin(g)))
-					m.Close()
-				}
-				scalar := byPath[len(byPath)-1]
-				for pi, k := range paths[:len(paths)-1] {
-					worst := 0.0
-					for i, l := range byPath[pi] {
-						worst = math.Max(worst, relDiff(l, scalar[i]))
-					}
-					if worst > pathTol[g.Synth.Type] {
-						t.Errorf("%s %q: %s logits differ from scalar by %.3g of max |logit|, tolerance %.3g",
-							g.Synth.Type, c.Prompt, k.Name, worst, pathTol[g.Synth.Type])
-					}
-					t.Logf("%s %q: %s vs scalar logits: max diff %.3g of max |logit|", g.Synth.Type, c.Prompt, k.Name, worst)
-				}
-			}
-		})
+			t.Logf("%s %q: %s vs scalar logits: max diff %.3g of max |logit|", g.Synth.Type, c.Prompt, k.Name, worst)
+		}
 	}
 }
 

@@ -57,7 +57,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		AttnSoftcap:   fs.Float64("attn-softcap", 0, "gemma2: attn_logit_softcapping (0 = 50; <0 = not written)"),
 		FinalSoftcap:  fs.Float64("final-softcap", 0, "gemma: final_logit_softcapping (0 = gemma2's 30, none for gemma3; <0 = not written)"),
 		RopeScale:     fs.Float64("rope-scale", 0, "linear rope.scaling.factor (0 = none)"),
-		RopeFreqs:     fs.Bool("rope-freqs", false, "llama: write llama 3.1-style rope_freqs.weight (RoPE scaling factors)"),
+		RopeFreqs:     fs.Bool("rope-freqs", false, "llama: write a llama 3.1-style rope_freqs.weight (RoPE scaling factors; original context ctx/16)"),
 		OrigCtx:       fs.Int("rope-orig-ctx", 0, "phi3: LongRoPE rope.scaling.original_context_length (0 = ctx/4)"),
 		NoLongRope:    fs.Bool("no-longrope", false, "phi3: leave out the LongRoPE factors (Phi-3 4k files)"),
 		FusedQKV:      fs.Bool("fused-qkv", false, "one attn_qkv.weight instead of attn_q/k/v (always for phi3)"),

@@ -80,26 +80,28 @@ type Config struct {
 // The zero value is the llama file synth has always written (same bytes).
 // Zero options mean the architecture's usual values, listed per field.
 type Arch struct {
-	Name    string // general.architecture (one of Archs); "" = llama
-	HeadDim int    // attention.key_length/value_length; 0 = embd/heads (qwen3, gemma: set it to decouple)
-	Rot     int    // rope.dimension_count; 0 = the head length (Phi-4-mini rotates 3/4 of it)
+	Name    string `json:"name,omitempty"`     // general.architecture (one of Archs); "" = llama
+	HeadDim int    `json:"head_dim,omitempty"` // attention.key_length/value_length; 0 = embd/heads (qwen3, gemma: set it to decouple)
+	Rot     int    `json:"rot,omitempty"`      // rope.dimension_count; 0 = the head length (Phi-4-mini rotates 3/4 of it)
 	// Sliding window (gemma2/gemma3): attention.sliding_window and its
 	// layer pattern; 0 writes nothing (gemma2 then slides 4096 on every
 	// other layer in llama.cpp, gemma3 not at all).
-	Window, WindowPattern int
-	RopeBaseSWA           float32 // rope.freq_base_swa; 0 = not written
+	Window        int     `json:"window,omitempty"`
+	WindowPattern int     `json:"window_pattern,omitempty"`
+	RopeBaseSWA   float32 `json:"rope_base_swa,omitempty"` // rope.freq_base_swa; 0 = not written
 	// Soft-caps: 0 = the architecture's published value (gemma2: 50 and
 	// 30; gemma3: none); negative = not written.
-	AttnSoftcap, FinalSoftcap float32
-	RopeScale                 float32 // linear rope.scaling.factor; 0 = none
-	RopeFreqs                 bool    // llama: a llama3-style rope_freqs.weight (factor 8, low 1, high 4, original 8192)
+	AttnSoftcap  float32 `json:"attn_softcap,omitempty"`
+	FinalSoftcap float32 `json:"final_softcap,omitempty"`
+	RopeScale    float32 `json:"rope_scale,omitempty"` // linear rope.scaling.factor; 0 = none
+	RopeFreqs    bool    `json:"rope_freqs,omitempty"` // llama: a llama3-style rope_freqs.weight (factor 8, low 1, high 4, original ctx/16)
 	// LongRoPE (phi3): rope_factors_short/long.weight, attn_factor and
 	// original_context_length (OrigCtx, 0 = Ctx/4). NoLongRope leaves them out.
-	OrigCtx    int
-	NoLongRope bool
-	FusedQKV   bool // one attn_qkv.weight instead of attn_q/k/v (always for phi3)
-	Bias       bool // attn_q/k/v.bias (always for qwen2)
-	Tied       bool // no output.weight (always for gemma2)
+	OrigCtx    int  `json:"orig_ctx,omitempty"`
+	NoLongRope bool `json:"no_longrope,omitempty"`
+	FusedQKV   bool `json:"fused_qkv,omitempty"` // one attn_qkv.weight instead of attn_q/k/v (always for phi3)
+	Bias       bool `json:"bias,omitempty"`      // attn_q/k/v.bias (always for qwen2)
+	Tied       bool `json:"tied,omitempty"`      // no output.weight (always for gemma2)
 }
 
 // Archs are the architectures synth writes.
@@ -734,7 +736,7 @@ func (g *gen) row(p plan, r int, x []float32) {
 			x[i] = float32(0.5 * rg.normal())
 		}
 	case kRopeFreqs:
-		llama3Factors(float64(g.c.RopeBase), 2*len(x), x)
+		llama3Factors(float64(g.c.RopeBase), 2*len(x), g.c.Ctx, x)
 	case kRopeLong, kRopeShort:
 		// Smooth ramps over the frequency pairs like published LongRoPE
 		// factors: the short ones stay near 1, the long ones grow to ~21
@@ -767,10 +769,14 @@ func (g *gen) row(p plan, r int, x []float32) {
 }
 
 // llama3Factors fills x (n_rot/2 entries) with the frequency divisors
-// llama.cpp's converter writes for Llama 3.1's rope_scaling (factor 8,
-// low_freq_factor 1, high_freq_factor 4, original context 8192).
-func llama3Factors(base float64, rot int, x []float32) {
-	const factor, low, high, old = 8.0, 1.0, 4.0, 8192.0
+// llama.cpp's converter writes for a Llama 3.1 rope_scaling (factor 8,
+// low_freq_factor 1, high_freq_factor 4), with the original context scaled
+// to the model's as Llama 3.1's is to its 128k (8192 = 1/16): at the
+// original 8192 only wavelengths beyond 2048 positions would be divided,
+// which a short test sequence could not tell from no scaling.
+func llama3Factors(base float64, rot, ctx int, x []float32) {
+	const factor, low, high = 8.0, 1.0, 4.0
+	old := math.Max(16, float64(ctx)/16)
 	lowWave, highWave := old/low, old/high
 	for i := range x {
 		freq := 1 / math.Pow(base, float64(2*i)/float64(rot))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/memvanta/memvanta/core/ggml"
@@ -236,5 +237,39 @@ func TestRejects(t *testing.T) {
 		if err := Write(context.Background(), io.Discard, c, nil); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestArchOptions: options that the chosen architecture does not have are
+// refused with a message naming them; the zero Arch is the llama file.
+func TestArchOptions(t *testing.T) {
+	for _, tc := range []struct {
+		a    Arch
+		want string
+	}{
+		{Arch{Name: "mamba"}, `unknown architecture "mamba"`},
+		{Arch{Window: 8}, "sliding-window options apply to gemma2/gemma3"},
+		{Arch{Name: "qwen3", AttnSoftcap: 5}, "soft-caps apply to gemma2/gemma3"},
+		{Arch{Name: "gemma3", AttnSoftcap: 5}, "gemma3 has no attention soft-cap"},
+		{Arch{Name: "qwen2", RopeFreqs: true}, "qwen2 has no --rope-freqs option"},
+		{Arch{Name: "qwen3", HeadDim: 32, Rot: 16}, "qwen3 rotates the whole head"},
+		{Arch{Name: "phi3", HeadDim: 32}, "phi3's query width is n_embd"},
+		{Arch{OrigCtx: 64}, "LongRoPE options apply to phi3"},
+	} {
+		c := small(ggml.F32)
+		c.Arch = tc.a
+		_, _, err := Header(c)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err = %v, want %q", tc.a, err, tc.want)
+		}
+	}
+	a, _, err := Header(small(ggml.F32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := small(ggml.F32)
+	c.Arch = Arch{Name: "llama"}
+	if b, _, err := Header(c); err != nil || !bytes.Equal(a, b) {
+		t.Errorf("Arch{Name: llama} writes other bytes than the zero Arch (%v)", err)
 	}
 }

@@ -36,6 +36,8 @@ type Synth struct {
 	Type     string  `json:"type"`
 	Seed     uint64  `json:"seed"`
 	Vocab    string  `json:"vocab"` // file name under ../shared/vocab
+	// Arch selects another architecture than llama, with its options.
+	Arch *synth.Arch `json:"arch,omitempty"`
 }
 
 // Config turns the parameters into a synth.Config over the vocab file.
@@ -45,7 +47,14 @@ func (s Synth) Config(vocab *gguf.File, quantize func(ggml.Type, []float32, []by
 		return synth.Config{}, fmt.Errorf("golden: unknown type %q", s.Type)
 	}
 	return synth.Config{Embd: s.Embd, Layers: s.Layers, Heads: s.Heads, KVHeads: s.KVHeads, FF: s.FF, Ctx: s.Ctx,
-		RopeBase: s.RopeBase, Eps: s.Eps, Type: t, Vocab: vocab, Seed: s.Seed, Quantize: quantize}, nil
+		RopeBase: s.RopeBase, Eps: s.Eps, Type: t, Vocab: vocab, Seed: s.Seed, Quantize: quantize, Arch: s.arch()}, nil
+}
+
+func (s Synth) arch() synth.Arch {
+	if s.Arch == nil {
+		return synth.Arch{}
+	}
+	return *s.Arch
 }
 
 // Case is one prompt's greedy continuation.

@@ -31,7 +31,7 @@ import (
 // tests stay fast, wide enough (n_embd 256) for core/synth's logit margins.
 var shape = golden.Synth{Embd: 256, Layers: 4, Heads: 8, KVHeads: 4, FF: 512, Ctx: 512, RopeBase: 10000, Eps: 1e-5}
 
-var onlyRandom bool
+var onlyRandom, onlyArch bool
 
 var prompts = []string{
 	"Once upon a time",
@@ -45,8 +45,9 @@ func main() {
 	out := flag.String("out", "testdata/golden", "output directory")
 	n := flag.Int("n", 32, "greedy tokens per prompt")
 	randomOnly := flag.Bool("random-only", false, "regenerate only random-*.json (the unstructured qwen2 model)")
+	archOnly := flag.Bool("arch-only", false, "regenerate only arch-*.json (the other architectures)")
 	flag.Parse()
-	onlyRandom = *randomOnly
+	onlyRandom, onlyArch = *randomOnly, *archOnly
 	if err := run(*ref, *vocabDir, *out, *n); err != nil {
 		fmt.Fprintln(os.Stderr, "refgolden:", err)
 		os.Exit(1)
@@ -70,6 +71,9 @@ func run(ref, vocabDir, out string, n int) error {
 	defer os.RemoveAll(tmp)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
+	}
+	if onlyArch {
+		return archGoldens(ref, vf, vocabName, tmp, out, n)
 	}
 	types := []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0}
 	if onlyRandom {
@@ -110,7 +114,10 @@ func run(ref, vocabDir, out string, n int) error {
 		}
 		fmt.Fprintf(os.Stderr, "refgolden: wrote %s\n", dst)
 	}
-	return randomGolden(ref, vf, vocabName, tmp, out, n)
+	if err := randomGolden(ref, vf, vocabName, tmp, out, n); err != nil || onlyRandom {
+		return err
+	}
+	return archGoldens(ref, vf, vocabName, tmp, out, n)
 }
 
 // randomGolden covers qwen2 (q/k/v biases, NeoX RoPE, GQA, untied output),

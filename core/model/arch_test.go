@@ -1,0 +1,112 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"testing"
+
+	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/core/synth"
+	"github.com/memvanta/memvanta/kernels"
+)
+
+// archModels are small models of every architecture with every option on
+// (sliding windows shorter than the test sequences, soft-caps that bite,
+// LongRoPE's long factors), for the graph properties that must hold
+// whatever the architecture. Agreement with llama.cpp is TestArchGoldens'.
+var archModels = []struct {
+	name string
+	a    synth.Arch
+}{
+	{"llama3-fused", synth.Arch{RopeFreqs: true, FusedQKV: true, Bias: true}},
+	{"qwen2", synth.Arch{Name: "qwen2"}},
+	{"qwen3", synth.Arch{Name: "qwen3", HeadDim: 64}},
+	{"gemma2", synth.Arch{Name: "gemma2", HeadDim: 64, Window: 5, AttnSoftcap: 1}},
+	{"gemma3", synth.Arch{Name: "gemma3", HeadDim: 64, Window: 3, WindowPattern: 2, RopeBaseSWA: 1000, RopeScale: 4}},
+	{"phi3", synth.Arch{Name: "phi3", Rot: 16, OrigCtx: 64}},
+}
+
+func openArch(t testing.TB, a synth.Arch, typ ggml.Type, opt Options) *Model {
+	t.Helper()
+	c := synth.Config{Embd: 128, Layers: 2, Heads: 4, KVHeads: 2, FF: 128, Ctx: 256, RopeBase: 10000, Eps: 1e-6,
+		Type: typ, VocabSize: 300, Seed: 3, Quantize: kernels.Quantize, Arch: a}
+	var buf bytes.Buffer
+	if err := synth.Write(context.Background(), &buf, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	f := parse(t, b)
+	cfg, err := ConfigFromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := MemWeightsFromBytes(f, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(cfg, w, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
+// TestArchBatchInvariance: prefill in batches of 4 or 32 gives the logits
+// of token-by-token generation for every architecture (the blocked F16
+// attention applies soft-caps and sliding-window masks per row exactly as
+// the one-token path; the F32 cache takes the other attention routine).
+func TestArchBatchInvariance(t *testing.T) {
+	for _, am := range archModels {
+		for _, kv := range []ggml.Type{ggml.F16, ggml.F32} {
+			var ref []float32
+			for _, batch := range []int{1, 4, 32} {
+				m := openArch(t, am.a, ggml.F32, Options{Threads: 2, Batch: batch, KVType: kv})
+				got, err := m.Forward(context.Background(), testTokens)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ref == nil {
+					ref = append([]float32(nil), got...)
+					continue
+				}
+				for i := range ref {
+					if got[i] != ref[i] && !(math.IsNaN(float64(got[i])) && math.IsNaN(float64(ref[i]))) {
+						t.Fatalf("%s kv %s batch %d: logit %d = %v, batch 1 gave %v", am.name, kv, batch, i, got[i], ref[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestArchGenerationAllocs: the options every architecture adds keep a
+// generation step free of allocations in the graph (see
+// TestGenerationAllocs).
+func TestArchGenerationAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, am := range archModels {
+		m := openArch(t, am.a, ggml.Q8_0, Options{Threads: 1, Batch: 8, KVType: ggml.F16, Ctx: 256})
+		ctx := context.Background()
+		if _, err := m.Forward(ctx, testTokens); err != nil {
+			t.Fatal(err)
+		}
+		tok := []int32{3}
+		for i := 0; i < 4; i++ {
+			if _, err := m.Forward(ctx, tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		allocs := testing.AllocsPerRun(20, func() {
+			if _, err := m.Forward(ctx, tok); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if limit := float64(2*m.Cfg.NLayer + 1); allocs > limit {
+			t.Errorf("%s: a generation step allocates %v times, want at most %v (kernels.MatVec's)", am.name, allocs, limit)
+		}
+	}
+}
