@@ -137,8 +137,10 @@ func (m *Map) Size() int64 { return m.size }
 func (m *Map) File() *os.File { return m.f }
 
 // Bytes is the whole mapping. Reading it directly is zero-copy but is not
-// fault-protected: a page past a truncated end raises SIGBUS. Use Copy or
-// ReadAt when the caller cannot tolerate that.
+// fault-protected by itself: a page past a truncated end raises SIGBUS,
+// which kills the process unless the reading goroutine runs with
+// debug.SetPanicOnFault (as model.Forward and the kernel pool's workers
+// do; Offset then names the byte). Use Copy or ReadAt otherwise.
 func (m *Map) Bytes() []byte { return m.data }
 
 // Offset returns the file offset that address addr of the mapping holds,

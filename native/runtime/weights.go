@@ -322,7 +322,9 @@ func (w *weights) mapped() bool {
 }
 
 // checkFile fails if the file has shrunk since Open: handing out slices of
-// the mapping then would let a kernel SIGBUS where nothing can recover.
+// the mapping then would only delay the error to a memory fault in a kernel
+// (which Forward recovers, see FaultError); copy mode checks too, so every
+// mode ends a run over a truncated file the same way.
 func (w *weights) checkFile() error {
 	m := w.st.Map()
 	sz, err := m.CurrentSize()
@@ -330,7 +332,7 @@ func (w *weights) checkFile() error {
 		return fmt.Errorf("runtime: %w", err)
 	}
 	if sz < m.Size() {
-		return fmt.Errorf("runtime: %s: model file truncated under the mapping (now %d bytes, was %d)", m.Path(), sz, m.Size())
+		return fmt.Errorf("runtime: %s: model file truncated during the run (now %d bytes, %d when opened)", m.Path(), sz, m.Size())
 	}
 	return nil
 }
@@ -349,10 +351,10 @@ func (w *weights) check(g int) error {
 }
 
 // Acquire returns group g's tensor bytes. Resident mode: slices of the
-// mapping, after checking that the file has not shrunk (a truncated file
-// would otherwise SIGBUS inside a kernel, where nothing can recover it; a
-// truncation racing with the compute itself is not covered). Budget mode:
-// slices of a cache buffer, waiting for the prefetcher if needed.
+// mapping, after checking that the file has not shrunk (a truncation racing
+// with the compute itself faults in a kernel; model.Forward recovers that
+// into an error through FaultError). Budget mode: slices of a cache buffer
+// or (map stream) of the mapping, waiting for the prefetcher if needed.
 func (w *weights) Acquire(ctx context.Context, g int) ([][]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
