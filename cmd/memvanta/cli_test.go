@@ -144,9 +144,23 @@ func TestCLIHelpAndVersion(t *testing.T) {
 	if !strings.Contains(bh, "-d, --n-depth") || !strings.Contains(bh, "0 = just what the tests need") {
 		t.Errorf("bench -h must describe -d and what -c 0 really does:\n%s", bh)
 	}
+	// The commit printed is the one the toolchain stamped into the binary
+	// (when it stamped one: -buildvcs=false or a work tree Go cannot read
+	// leaves none, and version says "(unknown)").
+	meta, err := exec.Command("go", "version", "-m", memvantaBin(t)).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev := regexp.MustCompile(`vcs\.revision=([0-9a-f]+)`).FindSubmatch(meta)
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		r := mv(t, "", args...)
 		r.want(t, 0, fmt.Sprint(args))
+		if rev != nil && !strings.Contains(r.stdout, "commit:  "+string(rev[1])) {
+			t.Errorf("%v: binary stamped with %s, version says:\n%s", args, rev[1], r.stdout)
+		}
+		if rev == nil && !strings.Contains(r.stdout, "commit:  (unknown)") {
+			t.Errorf("%v: no VCS stamp in the binary, version says:\n%s", args, r.stdout)
+		}
 		for _, want := range []string{"memvanta ", "commit: ", "go:      go1.", "kernels: "} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("%v: output lacks %q:\n%s", args, want, r.stdout)
