@@ -56,8 +56,8 @@ func packQ4K(n int, w []byte, ws int, dst []byte) {
 			x1 := (*[144]byte)(w[(r+1)*ws+b*144:])
 			le.PutUint64(o[gemmQ4KD+4*r:], uint64(math.Float32bits(getF16(x[0:])))|uint64(math.Float32bits(getF16(x1[0:])))<<32)
 			le.PutUint64(o[gemmQ4KDmin+4*r:], uint64(math.Float32bits(getF16(x[2:])))|uint64(math.Float32bits(getF16(x1[2:])))<<32)
-			sc0, mn0 := q4kScalesMins(x)
-			sc1, mn1 := q4kScalesMins(x1)
+			sc0, mn0 := q4kScalesMins(x[:16])
+			sc1, mn1 := q4kScalesMins(x1[:16])
 			for s := 0; s < 8; s++ {
 				c := sc0>>(8*s)&0xff | (sc1>>(8*s)&0xff)<<32
 				m := mn0>>(8*s)&0xff | (mn1>>(8*s)&0xff)<<32
@@ -83,7 +83,7 @@ func packQ4K(n int, w []byte, ws int, dst []byte) {
 
 // q4kScalesMins decodes the eight 6-bit (scale, min) pairs of a Q4_K/Q5_K
 // block as bytes, all at once (kScaleMin's decoding, four lanes per uint32).
-func q4kScalesMins(x *[144]byte) (sc, mn uint64) {
+func q4kScalesMins(x []byte) (sc, mn uint64) {
 	le := binary.LittleEndian
 	a0, a1, a2 := le.Uint32(x[4:]), le.Uint32(x[8:]), le.Uint32(x[12:])
 	sc = uint64(a0&0x3f3f3f3f) | uint64(a2&0x0f0f0f0f|(a0>>6&0x03030303)<<4)<<32
@@ -125,33 +125,40 @@ func packQ6K(n int, w []byte, ws int, dst []byte) {
 	_ = w[(gemmTileRows-1)*ws+n*210-1]
 	_ = dst[n*gemmQ6KBlockB-1]
 	le := binary.LittleEndian
+	sx := func(b byte) uint64 { return uint64(uint16(int16(int8(b)))) }
 	for b := 0; b < n; b++ {
 		o := (*[gemmQ6KBlockB]byte)(dst[b*gemmQ6KBlockB:])
-		for r := 0; r < gemmTileRows; r++ {
+		// Two rows at a time (adjacent dwords of every vector).
+		for r := 0; r < gemmTileRows; r += 2 {
 			x := (*[210]byte)(w[r*ws+b*210:])
-			le.PutUint32(o[gemmQ6KD+4*r:], math.Float32bits(getF16(x[208:])))
+			x1 := (*[210]byte)(w[(r+1)*ws+b*210:])
+			le.PutUint64(o[gemmQ6KD+4*r:], uint64(math.Float32bits(getF16(x[208:])))|uint64(math.Float32bits(getF16(x1[208:])))<<32)
 			for g := 0; g < 16; g++ {
-				s := uint32(uint16(int16(int8(x[192+g]))))
-				le.PutUint32(o[gemmQ6KSc+64*g+4*r:], s|s<<16)
+				s0, s1 := sx(x[192+g]), sx(x1[192+g])
+				le.PutUint64(o[gemmQ6KSc+64*g+4*r:], s0|s0<<16|(s1|s1<<16)<<32)
 			}
 			for k := 0; k < 8; k++ {
-				s0 := uint32(uint16(int16(int8(x[192+2*k]))))
-				s1 := uint32(uint16(int16(int8(x[193+2*k]))))
-				le.PutUint32(o[gemmQ6KOff+64*k+4*r:], s0|s1<<16)
+				p0 := sx(x[192+2*k]) | sx(x[193+2*k])<<16
+				p1 := sx(x1[192+2*k]) | sx(x1[193+2*k])<<16
+				le.PutUint64(o[gemmQ6KOff+64*k+4*r:], p0|p1<<32)
 			}
 			// Elements 128h+l, +32, +64, +96 take the low / high nibbles
 			// of ql[64h+l] and ql[64h+l+32] and bit pairs 0..3 of
-			// qh[32h+l] (dequantize_row_q6_K), four lanes per uint32.
+			// qh[32h+l] (dequantize_row_q6_K), four lanes per uint32,
+			// two rows per uint64.
 			for h := 0; h < 2; h++ {
-				ql := (*[64]byte)(x[64*h:])
-				qh := (*[32]byte)(x[128+32*h:])
+				ql, ql1 := (*[64]byte)(x[64*h:]), (*[64]byte)(x1[64*h:])
+				qh, qh1 := (*[32]byte)(x[128+32*h:]), (*[32]byte)(x1[128+32*h:])
 				for l := 0; l < 32; l += 4 {
-					l0, l1, hb := le.Uint32(ql[l:]), le.Uint32(ql[l+32:]), le.Uint32(qh[l:])
+					l0 := uint64(le.Uint32(ql[l:])) | uint64(le.Uint32(ql1[l:]))<<32
+					l1 := uint64(le.Uint32(ql[l+32:])) | uint64(le.Uint32(ql1[l+32:]))<<32
+					hb := uint64(le.Uint32(qh[l:])) | uint64(le.Uint32(qh1[l:]))<<32
+					const m4, m2 = 0x0f0f0f0f0f0f0f0f, 0x0303030303030303
 					v := o[64*((128*h+l)/4)+4*r:]
-					le.PutUint32(v[0:], l0&0x0f0f0f0f|(hb&0x03030303)<<4)
-					le.PutUint32(v[64*8:], l1&0x0f0f0f0f|(hb>>2&0x03030303)<<4)
-					le.PutUint32(v[64*16:], l0>>4&0x0f0f0f0f|(hb>>4&0x03030303)<<4)
-					le.PutUint32(v[64*24:], l1>>4&0x0f0f0f0f|(hb>>6&0x03030303)<<4)
+					le.PutUint64(v[0:], l0&m4|(hb&m2)<<4)
+					le.PutUint64(v[64*8:], l1&m4|(hb>>2&m2)<<4)
+					le.PutUint64(v[64*16:], l0>>4&m4|(hb>>4&m2)<<4)
+					le.PutUint64(v[64*24:], l1>>4&m4|(hb>>6&m2)<<4)
 				}
 			}
 		}
