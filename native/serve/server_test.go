@@ -302,19 +302,25 @@ func TestQueueFull(t *testing.T) {
 	open := make(chan struct{})
 	f := newFixture(t, Config{}, engine.Options{Slots: 1, Queue: 1}, func(s engine.Stepper) engine.Stepper { return gate{s, open} })
 	results := make(chan int, 2)
-	for i := 0; i < 2; i++ {
+	send := func() {
 		go func() {
 			code, _ := post(t, f.url+"/v1/completions", `{"prompt":"hold","max_tokens":2}`)
 			results <- code
 		}()
 	}
-	// One request holds the slot (its step waits at the gate), one waits.
-	for i := 0; f.eng.Stats().Waiting == 0 || f.eng.Stats().Running == 0; i++ {
-		if i > 5000 {
-			t.Fatalf("requests never took the slot and the queue: %+v", f.eng.Stats())
+	waitFor := func(what string, cond func(engine.Stats) bool) {
+		for i := 0; !cond(f.eng.Stats()); i++ {
+			if i > 10000 {
+				t.Fatalf("%s never happened: %+v", what, f.eng.Stats())
+			}
+			time.Sleep(time.Millisecond)
 		}
-		time.Sleep(time.Millisecond)
 	}
+	// One request holds the slot (its step waits at the gate), one waits.
+	send()
+	waitFor("first request running", func(s engine.Stats) bool { return s.Running == 1 && s.Waiting == 0 })
+	send()
+	waitFor("second request queued", func(s engine.Stats) bool { return s.Waiting == 1 })
 	code, m := post(t, f.url+"/v1/completions", `{"prompt":"third","max_tokens":1}`)
 	if code != 429 {
 		t.Errorf("queue full: %d %v", code, m)
