@@ -18,6 +18,12 @@ type File struct {
 	Generator   string          `json:"generator"`
 	Synth       Synth           `json:"synth"`
 	Random      *Random         `json:"random,omitempty"` // if set, the model is WriteRandom(Random), not core/synth
+	// Quant, if set, means the model is the core/synth model (ModelSHA256)
+	// converted by llama.cpp's own quantizer (internal/realfiles).
+	Quant *Quant `json:"quant,omitempty"`
+	// File, if set, names a model file under ../shared/models (the trained
+	// model), and ModelSHA256 is that file's hash.
+	File string `json:"file,omitempty"`
 	ModelSHA256 string          `json:"model_sha256"`
 	Reference   json.RawMessage `json:"reference"` // harness env and settings
 	Cases       []Case          `json:"cases"`
@@ -57,6 +63,13 @@ func (s Synth) arch() synth.Arch {
 	return *s.Arch
 }
 
+// Quant is one llama.cpp quantization of a synthetic model.
+type Quant struct {
+	FileType string         `json:"file_type"` // llama.cpp's name: Q4_K_M, IQ4_XS, ...
+	SHA256   string         `json:"sha256"`    // of the quantized file
+	Types    map[string]int `json:"types"`     // tensor count per ggml type: llama.cpp's mix
+}
+
 // Case is one prompt's greedy continuation.
 type Case struct {
 	Prompt       string          `json:"prompt"`
@@ -65,6 +78,10 @@ type Case struct {
 	Text         string          `json:"text"`
 	Margins      json.RawMessage `json:"margins"`
 	Steps        []Step          `json:"steps"`
+	// Spread is llama.cpp's own variation: the largest change of any top-5
+	// logit gap between its flash-attention settings (auto, which made
+	// Steps, and off), over the steps before the two runs' tokens part.
+	Spread *float64 `json:"fa_off_spread,omitempty"`
 }
 
 // Step is one greedy step: the chosen token and llama.cpp's top candidates

@@ -5,6 +5,19 @@
 // and the model's SHA-256, so the Go tests rebuild the identical model in
 // memory and need neither node nor the model file at test time.
 //
+// Sets (-sets, comma-separated; default all):
+//   - synth:   synth-{F32,F16,Q8_0,Q4_0}.json (core/synth writes the types)
+//   - random:  random-qwen2.json
+//   - arch:    arch-*.json (the other architectures; also -arch-only)
+//   - quant:   quant-*.json, one per llama.cpp file type: a core/synth F16
+//     model converted by llama.cpp's quantizer (needs MEMVANTA_QUANTIZE and
+//     MEMVANTA_LIBLLAMA, see internal/realfiles), plus quant-fallback-*.json
+//     on a shape whose rows are not all multiples of 256
+//   - stories: stories260K-*.json for the trained model in ../shared/models
+//
+// quant and stories cases also record llama.cpp's own spread between its
+// flash-attention settings (fa_off_spread), which the tests' bounds cite.
+//
 //	go run ./internal/cmd/refgolden -ref /work/ref
 package main
 
@@ -19,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/gguf"
@@ -33,6 +47,9 @@ var shape = golden.Synth{Embd: 256, Layers: 4, Heads: 8, KVHeads: 4, FF: 512, Ct
 
 var onlyRandom, onlyArch bool
 
+// sets selects what to regenerate.
+var sets = map[string]bool{}
+
 var prompts = []string{
 	"Once upon a time",
 	"The quick brown fox jumps over the lazy dog.",
@@ -46,8 +63,21 @@ func main() {
 	n := flag.Int("n", 32, "greedy tokens per prompt")
 	randomOnly := flag.Bool("random-only", false, "regenerate only random-*.json (the unstructured qwen2 model)")
 	archOnly := flag.Bool("arch-only", false, "regenerate only arch-*.json (the other architectures)")
+	setList := flag.String("sets", "synth,random,arch,quant,stories", "comma-separated sets to regenerate: synth, random, arch, quant, stories")
+	models := flag.String("models", "../shared/models", "directory with the stories260K-*.gguf files (set stories)")
+	only := flag.String("only", "", "quant and stories sets: comma-separated file types or golden names to regenerate (default all)")
 	flag.Parse()
 	onlyRandom, onlyArch = *randomOnly, *archOnly
+	for _, s := range strings.Split(*setList, ",") {
+		sets[strings.TrimSpace(s)] = true
+	}
+	if onlyRandom {
+		sets = map[string]bool{"random": true}
+	}
+	if onlyArch {
+		sets = map[string]bool{"arch": true}
+	}
+	modelsDir, onlyTypes = *models, *only
 	if err := run(*ref, *vocabDir, *out, *n); err != nil {
 		fmt.Fprintln(os.Stderr, "refgolden:", err)
 		os.Exit(1)
@@ -72,12 +102,9 @@ func run(ref, vocabDir, out string, n int) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if onlyArch {
-		return archGoldens(ref, vf, vocabName, tmp, out, n)
-	}
 	types := []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0}
-	if onlyRandom {
-		types = nil // regenerate only random-*.json
+	if !sets["synth"] {
+		types = nil
 	}
 	for i, typ := range types {
 		s := shape
@@ -114,10 +141,25 @@ func run(ref, vocabDir, out string, n int) error {
 		}
 		fmt.Fprintf(os.Stderr, "refgolden: wrote %s\n", dst)
 	}
-	if err := randomGolden(ref, vf, vocabName, tmp, out, n); err != nil || onlyRandom {
-		return err
+	if sets["random"] {
+		if err := randomGolden(ref, vf, vocabName, tmp, out, n); err != nil {
+			return err
+		}
 	}
-	return archGoldens(ref, vf, vocabName, tmp, out, n)
+	if sets["arch"] {
+		if err := archGoldens(ref, vf, vocabName, tmp, out, n); err != nil {
+			return err
+		}
+	}
+	if sets["quant"] {
+		if err := quantGoldens(ref, vf, vocabName, out, n); err != nil {
+			return err
+		}
+	}
+	if sets["stories"] {
+		return storiesGoldens(ref, out)
+	}
+	return nil
 }
 
 // randomGolden covers qwen2 (q/k/v biases, NeoX RoPE, GQA, untied output),
@@ -157,8 +199,10 @@ func randomGolden(ref string, vf *gguf.File, vocabName, tmp, out string, n int) 
 }
 
 // greedy runs `node ref.mjs greedy` and keeps what the tests compare.
-func greedy(ref, model, prompt string, n int) (golden.Case, json.RawMessage, error) {
-	cmd := exec.Command("node", "ref.mjs", "greedy", model, "--prompt", prompt, "-n", fmt.Sprint(n), "--threads", "2", "--top", "5")
+// extra are more ref.mjs flags (e.g. --fa off).
+func greedy(ref, model, prompt string, n int, extra ...string) (golden.Case, json.RawMessage, error) {
+	args := append([]string{"ref.mjs", "greedy", model, "--prompt", prompt, "-n", fmt.Sprint(n), "--threads", "2", "--top", "5"}, extra...)
+	cmd := exec.Command("node", args...)
 	cmd.Dir = ref
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()

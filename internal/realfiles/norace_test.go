@@ -1,0 +1,5 @@
+//go:build !race
+
+package realfiles
+
+const raceEnabled = false
