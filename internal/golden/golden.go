@@ -15,15 +15,15 @@ import (
 
 // File is one synthetic model and llama.cpp's greedy runs on it.
 type File struct {
-	Generator   string          `json:"generator"`
-	Synth       Synth           `json:"synth"`
-	Random      *Random         `json:"random,omitempty"` // if set, the model is WriteRandom(Random), not core/synth
+	Generator string  `json:"generator"`
+	Synth     Synth   `json:"synth"`
+	Random    *Random `json:"random,omitempty"` // if set, the model is WriteRandom(Random), not core/synth
 	// Quant, if set, means the model is the core/synth model (ModelSHA256)
 	// converted by llama.cpp's own quantizer (internal/realfiles).
 	Quant *Quant `json:"quant,omitempty"`
 	// File, if set, names a model file under ../shared/models (the trained
 	// model), and ModelSHA256 is that file's hash.
-	File string `json:"file,omitempty"`
+	File        string          `json:"file,omitempty"`
 	ModelSHA256 string          `json:"model_sha256"`
 	Reference   json.RawMessage `json:"reference"` // harness env and settings
 	Cases       []Case          `json:"cases"`
