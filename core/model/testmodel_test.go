@@ -233,15 +233,18 @@ func canQuantize(t ggml.Type) bool {
 	return kernels.Quantize(t, make([]float32, t.BlockSize()), make([]byte, t.TypeSize())) == nil
 }
 
-// kBlockScales are the byte offsets of a K-quant block's f16 super-block
-// scale d and min dmin (-1: the type has no min), as laid out in ggml's
-// block_q*_K structs.
+// kBlockScales are the byte offsets of a K-quant (or IQ4) block's f16
+// super-block scale d and min dmin (-1: the type has no min), as laid out
+// in ggml's block_q*_K / block_iq4_* structs.
 var kBlockScales = map[ggml.Type][2]int{
 	ggml.Q2_K: {80, 82},
 	ggml.Q3_K: {108, -1},
 	ggml.Q4_K: {0, 2},
 	ggml.Q5_K: {0, 2},
 	ggml.Q6_K: {208, -1},
+	// IQ4 blocks have one f16 scale at the start and no min.
+	ggml.IQ4_NL: {0, -1},
+	ggml.IQ4_XS: {0, -1},
 }
 
 // kQuantRow fills row (one row of K-quant blocks of type t) with random
