@@ -17,13 +17,15 @@ import (
 //
 // Bounds, per file, as for the synthetic files (quantTol): our top-5 gaps
 // must be within spreadFactor × llama.cpp's own flash-attention spread on
-// the same file and prompts (at least floatTol). On the quantized files
-// llama.cpp's spread is large (0.1-0.4 logit; these tiny rows of 64 and
-// 172 elements give Q8 activation blocks few elements to average over),
-// and llama.cpp's own top-2 gap is often smaller than that, so there the
-// argmax is compared only where llama.cpp's gap is at least the bound;
-// closer steps are counted as flips and logged. F32/F16 files must give
-// llama.cpp's token at every step.
+// the same file and prompts (at least floatTol). A trained model, unlike
+// core/synth's, has near-ties (llama.cpp's top-2 gap is 0.001 at one step
+// of "Tom had a red ball"), where any other summation order may pick the
+// other token; so the argmax must be llama.cpp's wherever llama.cpp's own
+// top-2 gap exceeds the bound (a flip there would break the bound itself),
+// and closer steps are counted, logged and capped: on F32/F16 at most one
+// such step per file (measured: one), on the quantized files, where
+// llama.cpp's spread is 0.1-0.4 logit (rows of 64 and 172 give the Q8
+// activation blocks few elements), up to 10% of the steps.
 
 func storiesPath(t *testing.T, name string) string {
 	p := filepath.Join(sharedDir, "models", name)
@@ -36,9 +38,14 @@ func storiesPath(t *testing.T, name string) string {
 // TestStories260K replays llama.cpp's greedy runs (5 prompts incl. BOS
 // only, 64 tokens; testdata/golden/stories260K-*.json) on each file.
 func TestStories260K(t *testing.T) {
-	for _, ft := range []string{"F32", "untied-F32", "F16", "Q8_0", "Q5_1", "Q5_0", "Q4_1", "Q4_0"} {
+	names, _ := filepath.Glob(filepath.Join(goldenDir, "stories260K-*.json"))
+	if len(names) == 0 {
+		t.Fatal("no stories260K-*.json goldens")
+	}
+	for _, name := range names {
+		ft := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(name), "stories260K-"), ".json")
 		t.Run(ft, func(t *testing.T) {
-			g, err := golden.Read(filepath.Join(goldenDir, "stories260K-"+ft+".json"))
+			g, err := golden.Read(name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,16 +58,13 @@ func TestStories260K(t *testing.T) {
 			l := open(t, path)
 			exact := !strings.HasPrefix(ft, "Q")
 			tol := quantTol(g)
-			minMargin := 0.0
-			if !exact {
-				minMargin = tol
-			}
+			minMargin := tol
 			paths := []*kernels.Impl{kernels.Select()}
 			if !raceEnabled && !testing.Short() && paths[0] != kernels.Scalar() {
 				paths = append(paths, kernels.Scalar())
 			}
 			for _, k := range paths {
-				worst, flips, steps := 0.0, 0, 0
+				worst, flips, steps, same := 0.0, 0, 0, 0
 				for _, c := range g.Cases {
 					if got := l.tok.Encode(c.Prompt, true, false); !equalIDs(got, c.PromptTokens) {
 						t.Errorf("prompt %q tokenizes to %v, llama.cpp %v", c.Prompt, got, c.PromptTokens)
@@ -69,9 +73,15 @@ func TestStories260K(t *testing.T) {
 					worst = math.Max(worst, r.worst)
 					flips += r.flips
 					steps += len(c.Tokens)
+					if r.flips == 0 {
+						same++
+					}
 				}
-				t.Logf("%s/%s: worst top-5 gap deviation %.4f, llama.cpp's own fa spread %.4f, tolerance %.4f; argmax differs at %d of %d steps (all where llama.cpp's top-2 gap < %.3g)",
-					ft, k.Name, worst, maxSpread(g), tol, flips, steps, minMargin)
+				t.Logf("%s/%s: worst top-5 gap deviation %.4f, llama.cpp's own fa spread %.4f, tolerance %.4f; %d of %d prompts give llama.cpp's greedy tokens at every step; argmax differs at %d of %d steps (all where llama.cpp's top-2 gap < %.3g)",
+					ft, k.Name, worst, maxSpread(g), tol, same, len(g.Cases), flips, steps, minMargin)
+				if limit := max(1, steps/10); exact && flips > 1 || !exact && flips > limit {
+					t.Errorf("%s/%s: %d near-tie flips in %d steps, more than allowed", ft, k.Name, flips, steps)
+				}
 			}
 		})
 	}

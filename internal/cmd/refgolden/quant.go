@@ -38,12 +38,15 @@ var QuantTypes = []string{"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", 
 // FallbackTypes are the file types made on FallbackShape.
 var FallbackTypes = []string{"Q4_K_M", "Q5_K_S", "Q3_K_M"}
 
-func wanted(ft string) bool {
+// wanted reports whether -only selects file type ft of the golden named
+// base (e.g. Q3_K_M selects quant-Q3_K_M and quant-fallback-Q3_K_M;
+// quant-fallback-Q3_K_M only the latter).
+func wanted(ft, base string) bool {
 	if onlyTypes == "" {
 		return true
 	}
 	for _, t := range strings.Split(onlyTypes, ",") {
-		if t == ft {
+		if t == ft || t == base {
 			return true
 		}
 	}
@@ -73,7 +76,7 @@ func quantGoldens(ref string, vf *gguf.File, vocabName, out string, n int) error
 		}
 		sum := sha256.Sum256(src)
 		for _, ft := range set.types {
-			if !wanted(ft) {
+			if !wanted(ft, set.prefix+ft) {
 				continue
 			}
 			path, err := tools.File(context.Background(), dir, s, vf, ft)
@@ -116,7 +119,7 @@ var StoriesFiles = []string{"F32", "untied-F32", "F16", "Q8_0", "Q5_1", "Q5_0", 
 
 func storiesGoldens(ref, out string) error {
 	for _, ft := range StoriesFiles {
-		if !wanted(ft) {
+		if !wanted(ft, "stories260K-"+ft) {
 			continue
 		}
 		name := "stories260K-" + ft + ".gguf"
