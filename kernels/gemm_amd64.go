@@ -32,12 +32,13 @@ var avx512Gemms = []archGemm{
 	{t: ggml.Q8_0, off: 128, pack: gemmPackQ8_0, kernel: gemmKernel},
 }
 
-// avx2Gemms: Q4_0 in the 32-element layout; Q8_0 in its nibble-split form
-// (gemmq8.go: w+128 whole would saturate VPMADDUBSW); the K-quants have
-// their own (newGemmK).
+// avx2Gemms: Q4_0 in the 32-element layout; Q8_0 and IQ4_NL (its codebook
+// values + 128) in the nibble-split form (gemmq8.go: a whole byte would
+// saturate VPMADDUBSW); the K-quants and IQ4_XS have their own (newGemmK).
 var avx2Gemms = []archGemm{
 	{t: ggml.Q4_0, off: 8, pack: gemmPackQ4_0AVX2, kernel: gemmKernelQ4AVX2},
 	{t: ggml.Q8_0, off: 128, pack: gemmPackQ8_0SplitAVX2, kernel: gemmKernelQ8SplitAVX2, blockB: gemmQ8SplitBlockB, kb: gemmQ8SplitKB},
+	{t: ggml.IQ4_NL, off: 128, pack: gemmPackIQ4_NLSplitAVX2, kernel: gemmKernelQ8SplitAVX2, blockB: gemmQ8SplitBlockB, kb: gemmQ8SplitKB},
 }
 
 // The smallest batches the packed K-quant MatMuls take. Packing a tile (in
@@ -164,6 +165,9 @@ func newGemmK(t ggml.Type, blockB, kb int, pack func(n int, w []byte, ws int, ds
 
 //go:noescape
 func gemmPackQ8_0SplitAVX2(nblk int, w *byte, ws int, dst *byte)
+
+//go:noescape
+func gemmPackIQ4_NLSplitAVX2(nblk int, w *byte, ws int, dst *byte)
 
 //go:noescape
 func gemmKernelQ8SplitAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)

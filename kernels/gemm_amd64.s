@@ -2312,3 +2312,88 @@ x1store:
 xdone:
 	VZEROUPPER
 	RET
+
+// ---- AVX2 IQ4_NL in the nibble-split Q8_0 layout (gemmq8.go): each index
+// is looked up as value+128 = 16h + l (VPSHUFB of two 16-byte tables) and
+// stored as the two planes, so gemmKernelQ8SplitAVX2 with the prep's
+// −128·Σa computes Σ value·a exactly.
+
+DATA iq4nlhi<>+0(SB)/8, $0x0706050403020100
+DATA iq4nlhi<>+8(SB)/8, $0x0f0d0c0b0a090808
+GLOBL iq4nlhi<>(SB), RODATA|NOPTR, $16
+DATA iq4nllo<>+0(SB)/8, $0x060a0d0f0f0d0801
+DATA iq4nllo<>+8(SB)/8, $0x0109050506090d01
+GLOBL iq4nllo<>(SB), RODATA|NOPTR, $16
+
+// Indices of y (low nibbles: group j at off, high nibbles: group j+4 at
+// off+256) looked up and stored as the high plane (off) and low plane
+// (off+512); Y15 = 0x0f, Y13/Y14 = the high/low tables.
+#define NLSPLIT(y, off) \
+	VPAND Y15, y, Y12; \
+	VPSHUFB Y12, Y13, Y11; \
+	VMOVDQU Y11, off(DI); \
+	VPSHUFB Y12, Y14, Y11; \
+	VMOVDQU Y11, off+512(DI); \
+	VPSRLD $4, y, y; \
+	VPAND Y15, y, y; \
+	VPSHUFB y, Y13, Y11; \
+	VMOVDQU Y11, off+256(DI); \
+	VPSHUFB y, Y14, Y11; \
+	VMOVDQU Y11, off+768(DI)
+
+// func gemmPackIQ4_NLSplitAVX2(nblk int, w *byte, ws int, dst *byte)
+TEXT ·gemmPackIQ4_NLSplitAVX2(SB), NOSPLIT, $0-32
+	MOVQ nblk+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ ws+16(FP), R9
+	MOVQ dst+24(FP), DI
+	LEAQ (R9)(R9*2), R10
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*4), R11
+	LEAQ (R11)(R9*4), R12
+	VPBROADCASTD gemm0f<>(SB), Y15
+	VBROADCASTI128 iq4nlhi<>(SB), Y13
+	VBROADCASTI128 iq4nllo<>(SB), Y14
+	TESTQ CX, CX
+	JZ nlpdone
+nlploop:
+	TRANS8(2, SI, R8)
+	NLSPLIT(Y4, 0)
+	NLSPLIT(Y5, 64)
+	NLSPLIT(Y6, 128)
+	NLSPLIT(Y7, 192)
+	TRANS8(2, R11, R12)
+	NLSPLIT(Y4, 32)
+	NLSPLIT(Y5, 96)
+	NLSPLIT(Y6, 160)
+	NLSPLIT(Y7, 224)
+	SCALEW8(0(SI), 0)
+	SCALEW8(0(SI)(R9*1), 1)
+	SCALEW8(0(SI)(R9*2), 2)
+	SCALEW8(0(SI)(R10*1), 3)
+	SCALEW8(0(R8), 4)
+	SCALEW8(0(R8)(R9*1), 5)
+	SCALEW8(0(R8)(R9*2), 6)
+	SCALEW8(0(R8)(R10*1), 7)
+	SCALEW8(0(R11), 8)
+	SCALEW8(0(R11)(R9*1), 9)
+	SCALEW8(0(R11)(R9*2), 10)
+	SCALEW8(0(R11)(R10*1), 11)
+	SCALEW8(0(R12), 12)
+	SCALEW8(0(R12)(R9*1), 13)
+	SCALEW8(0(R12)(R9*2), 14)
+	SCALEW8(0(R12)(R10*1), 15)
+	VCVTPH2PS 1024(DI), Y0
+	VCVTPH2PS 1040(DI), Y1
+	VMOVUPS Y0, 1024(DI)
+	VMOVUPS Y1, 1056(DI)
+	ADDQ $18, SI
+	ADDQ $18, R8
+	ADDQ $18, R11
+	ADDQ $18, R12
+	ADDQ $1088, DI
+	DECQ CX
+	JNZ nlploop
+nlpdone:
+	VZEROUPPER
+	RET

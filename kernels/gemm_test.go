@@ -121,8 +121,8 @@ func gemmPaths(t ggml.Type) []*Impl {
 // both, so the references are computed once. y starts as NaN with a NaN
 // guard after it: every output must be written, nothing past it.
 func TestMatMulPacked(t *testing.T) {
-	types := []ggml.Type{ggml.Q4_0, ggml.Q8_0}
-	if len(gemmPaths(ggml.Q4_0))+len(gemmPaths(ggml.Q8_0)) == 0 {
+	types := []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL}
+	if len(gemmPaths(ggml.Q4_0))+len(gemmPaths(ggml.Q8_0))+len(gemmPaths(ggml.IQ4_NL)) == 0 {
 		t.Skip("no dispatch path on this CPU has packed MatMul routines")
 	}
 	rowsList := []int{1, 5, 15, 16, 17, 33, 100}
@@ -297,18 +297,24 @@ func refPack(t ggml.Type, n int, w []byte, ws int) []byte {
 	return out
 }
 
-// refPackSplit is the nibble-split Q8_0 layout of gemmq8.go from its
-// definition: for block b, vector j (high nibbles) and 8+j (low nibbles),
-// lane r: the nibbles of bytes 4j..4j+3 of row r's quants + 128, then the 16
-// scales.
-func refPackSplit(n int, w []byte, ws int) []byte {
+// refPackSplit is the nibble-split layout of gemmq8.go from its definition:
+// for block b, vector j (high nibbles) and 8+j (low nibbles), lane r: the
+// nibbles of elements 4j..4j+3 of row r as value + 128 (Q8_0: the quant
+// byte; IQ4_NL: the codebook value of its index), then the 16 scales.
+func refPackSplit(t ggml.Type, n int, w []byte, ws int) []byte {
+	bs := t.TypeSize()
 	out := make([]byte, n*gemmQ8SplitBlockB)
 	for b := 0; b < n; b++ {
 		o := out[b*gemmQ8SplitBlockB:]
 		for r := 0; r < gemmTileRows; r++ {
-			blk := w[r*ws+b*34:]
+			blk := w[r*ws+b*bs:]
 			for e := 0; e < 32; e++ {
-				u := blk[2+e] + 128
+				var u byte
+				if t == ggml.IQ4_NL {
+					u = byte(iq4Codebook[blk[2+e%16]>>(4*(e/16))&15] + 128)
+				} else {
+					u = blk[2+e] + 128
+				}
 				o[(e/4)*64+r*4+e%4] = u >> 4
 				o[512+(e/4)*64+r*4+e%4] = u & 15
 			}
@@ -324,7 +330,7 @@ func refPackSplit(n int, w []byte, ws int) []byte {
 // than the packed range (a K-range inside a longer row).
 func TestGemmPackLayout(t *testing.T) {
 	r := rand.New(rand.NewPCG(107, 108))
-	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0} {
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			bs := typ.TypeSize()
@@ -338,9 +344,11 @@ func TestGemmPackLayout(t *testing.T) {
 					}
 					putF16(w[b:], v) // clamps to ±65504 / rounds subnormals
 				}
-				want := refPack(typ, n, w, ws)
+				var want []byte
 				if g.blockB == gemmQ8SplitBlockB {
-					want = refPackSplit(n, w, ws)
+					want = refPackSplit(typ, n, w, ws)
+				} else {
+					want = refPack(typ, n, w, ws)
 				}
 				got := make([]byte, n*g.blockB)
 				g.pack(n, w, ws, got)
@@ -362,7 +370,7 @@ func TestGemmPrep(t *testing.T) {
 	for _, c := range []struct {
 		typ ggml.Type
 		off int32
-	}{{ggml.Q4_0, 8}, {ggml.Q8_0, 128}} {
+	}{{ggml.Q4_0, 8}, {ggml.Q8_0, 128}, {ggml.IQ4_NL, 128}} {
 		for _, k := range gemmPaths(c.typ) {
 			const n, stride = 11, 24
 			a := gemmActs(r, c.typ, 2, n*32)[n*34:] // the raw row
@@ -390,7 +398,7 @@ func TestGemmPrep(t *testing.T) {
 // Short buffers and bad strides are caller bugs: the wrappers panic in Go
 // before the assembly could read or write out of bounds.
 func TestGemmShortInputsPanic(t *testing.T) {
-	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0} {
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			bs := typ.TypeSize()
