@@ -134,7 +134,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		hs.Close()
 		return c.usageErr(stderr, "-c %d over -np %d leaves %d positions per slot", slotCtx, f.slots, perSlot)
 	}
-	eng, err := engine.New(engine.PerSeq{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk})
+	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk})
 	if err != nil {
 		hs.Close()
 		return fail("%v", err)

@@ -18,9 +18,22 @@ func testModel(t testing.TB, ctx int) (*model.Model, *tokenizer.Tokenizer) {
 	return testmodel.New(t, ctx)
 }
 
+// steppers are both forward strategies; scheduler tests run on each.
+var steppers = []struct {
+	name string
+	make func(*model.Model) Stepper
+}{
+	{"perseq", func(m *model.Model) Stepper { return PerSeq{M: m} }},
+	{"batched", func(m *model.Model) Stepper { return Batched{M: m} }},
+}
+
 func startEngine(t testing.TB, m *model.Model, tok *tokenizer.Tokenizer, opt Options) *Engine {
+	return startWith(t, PerSeq{M: m}, tok, opt)
+}
+
+func startWith(t testing.TB, st Stepper, tok *tokenizer.Tokenizer, opt Options) *Engine {
 	t.Helper()
-	e, err := New(PerSeq{M: m}, tok, opt)
+	e, err := New(st, tok, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,77 +91,89 @@ func reference(t *testing.T, m *model.Model, tok *tokenizer.Tokenizer, prompt []
 }
 
 func TestConcurrentGreedyMatchesAlone(t *testing.T) {
-	m, tok := testModel(t, 0)
-	prompt := tok.Encode("hello world of tests", true, false)
-	want := reference(t, m, tok, prompt, 24)
-	e := startEngine(t, m, tok, Options{Slots: 4, Chunk: 3})
-	alone, ev := run(t, e, greedy(24, prompt))
-	if alone != want || ev.Finish != "length" || ev.Usage.CompletionTokens != 24 {
-		t.Fatalf("engine alone %q (%+v), reference %q", alone, ev, want)
-	}
-	var wg sync.WaitGroup
-	got := make([]string, 6)
-	for i := range got {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Different prompt lengths interleave prefill and decoding.
-			p := prompt
-			if i%2 == 1 {
-				p = tok.Encode(strings.Repeat("a b c ", i)+"hello world of tests", true, false)
-				got[i] = "skip"
-				_, _ = run(t, e, greedy(24, p))
-				return
+	for _, sk := range steppers {
+		t.Run(sk.name, func(t *testing.T) {
+			m, tok := testModel(t, 0)
+			prompt := tok.Encode("hello world of tests", true, false)
+			want := reference(t, m, tok, prompt, 24)
+			e := startWith(t, sk.make(m), tok, Options{Slots: 4, Chunk: 3})
+			alone, ev := run(t, e, greedy(24, prompt))
+			if alone != want || ev.Finish != "length" || ev.Usage.CompletionTokens != 24 {
+				t.Fatalf("engine alone %q (%+v), reference %q", alone, ev, want)
 			}
-			got[i], _ = run(t, e, greedy(24, p))
-		}()
-	}
-	wg.Wait()
-	for i, g := range got {
-		if g != "skip" && g != want {
-			t.Errorf("concurrent request %d: %q, alone %q", i, g, want)
-		}
+			var wg sync.WaitGroup
+			got := make([]string, 6)
+			for i := range got {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					// Different prompt lengths interleave prefill and decoding.
+					p := prompt
+					if i%2 == 1 {
+						p = tok.Encode(strings.Repeat("a b c ", i)+"hello world of tests", true, false)
+						got[i] = "skip"
+						_, _ = run(t, e, greedy(24, p))
+						return
+					}
+					got[i], _ = run(t, e, greedy(24, p))
+				}()
+			}
+			wg.Wait()
+			for i, g := range got {
+				if g != "skip" && g != want {
+					t.Errorf("concurrent request %d: %q, alone %q", i, g, want)
+				}
+			}
+		})
 	}
 }
 
 func TestPrefixCacheReuse(t *testing.T) {
-	m, tok := testModel(t, 0)
-	sys := tok.Encode("a long system prompt that every request repeats word for word", true, false)
-	p1 := append(append([]int32{}, sys...), tok.Encode(" first question", false, false)...)
-	p2 := append(append([]int32{}, sys...), tok.Encode(" second one", false, false)...)
-	e := startEngine(t, m, tok, Options{Slots: 1})
-	_, ev1 := run(t, e, greedy(8, p1))
-	text2, ev2 := run(t, e, greedy(8, p2))
-	if ev1.Usage.CachedTokens != 0 {
-		t.Errorf("first request reused %d tokens", ev1.Usage.CachedTokens)
-	}
-	if ev2.Usage.CachedTokens < len(sys) {
-		t.Errorf("second request reused %d tokens, want >= %d (the shared prefix)", ev2.Usage.CachedTokens, len(sys))
-	}
-	if want := reference(t, m, tok, p2, 8); text2 != want {
-		t.Errorf("with reused prefix %q, fresh %q", text2, want)
-	}
-	st := e.Stats()
-	if st.CachedTokens < int64(len(sys)) || st.PromptTokens != int64(len(p1)+len(p2)-ev2.Usage.CachedTokens) {
-		t.Errorf("stats %+v", st)
+	for _, sk := range steppers {
+		t.Run(sk.name, func(t *testing.T) {
+			m, tok := testModel(t, 0)
+			sys := tok.Encode("a long system prompt that every request repeats word for word", true, false)
+			p1 := append(append([]int32{}, sys...), tok.Encode(" first question", false, false)...)
+			p2 := append(append([]int32{}, sys...), tok.Encode(" second one", false, false)...)
+			e := startWith(t, sk.make(m), tok, Options{Slots: 1})
+			_, ev1 := run(t, e, greedy(8, p1))
+			text2, ev2 := run(t, e, greedy(8, p2))
+			if ev1.Usage.CachedTokens != 0 {
+				t.Errorf("first request reused %d tokens", ev1.Usage.CachedTokens)
+			}
+			if ev2.Usage.CachedTokens < len(sys) {
+				t.Errorf("second request reused %d tokens, want >= %d (the shared prefix)", ev2.Usage.CachedTokens, len(sys))
+			}
+			if want := reference(t, m, tok, p2, 8); text2 != want {
+				t.Errorf("with reused prefix %q, fresh %q", text2, want)
+			}
+			st := e.Stats()
+			if st.CachedTokens < int64(len(sys)) || st.PromptTokens != int64(len(p1)+len(p2)-ev2.Usage.CachedTokens) {
+				t.Errorf("stats %+v", st)
+			}
+		})
 	}
 }
 
 func TestStopStrings(t *testing.T) {
-	m, tok := testModel(t, 0)
-	prompt := tok.Encode("stop here", true, false)
-	e := startEngine(t, m, tok, Options{Slots: 2})
-	full, _ := run(t, e, greedy(30, prompt))
-	if len(full) < 20 {
-		t.Fatalf("output too short to test stops: %q", full)
-	}
-	stop := full[10:14]
-	want := full[:strings.Index(full, stop)]
-	r := greedy(30, prompt)
-	r.Stop = []string{"\x00never", stop}
-	got, ev := run(t, e, r)
-	if got != want || ev.Finish != "stop" {
-		t.Errorf("stop %q: got %q (%s), want %q", stop, got, ev.Finish, want)
+	for _, sk := range steppers {
+		t.Run(sk.name, func(t *testing.T) {
+			m, tok := testModel(t, 0)
+			prompt := tok.Encode("stop here", true, false)
+			e := startWith(t, sk.make(m), tok, Options{Slots: 2})
+			full, _ := run(t, e, greedy(30, prompt))
+			if len(full) < 20 {
+				t.Fatalf("output too short to test stops: %q", full)
+			}
+			stop := full[10:14]
+			want := full[:strings.Index(full, stop)]
+			r := greedy(30, prompt)
+			r.Stop = []string{"\x00never", stop}
+			got, ev := run(t, e, r)
+			if got != want || ev.Finish != "stop" {
+				t.Errorf("stop %q: got %q (%s), want %q", stop, got, ev.Finish, want)
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/memvanta/memvanta/core/model"
 )
@@ -84,4 +85,34 @@ func (p PerSeq) Step(ctx context.Context, ws []Work) error {
 		}
 	}
 	return nil
+}
+
+// Batched is the Stepper that runs all sequences of a step through one
+// Model.ForwardBatch: the matrix products run once over every sequence's
+// rows (each weight row is read once per step, not once per sequence);
+// RoPE, cache stores and attention run per sequence.
+type Batched struct{ M *model.Model }
+
+// NewSeq makes a sequence with its own cache.
+func (b Batched) NewSeq(maxCtx int) (Seq, error) { return PerSeq(b).NewSeq(maxCtx) }
+
+// NVocab is the logits length.
+func (b Batched) NVocab() int { return b.M.Cfg.NVocab }
+
+// Step runs every work item in one batched pass; a sequence whose tokens
+// would not fit its context fails alone with model.ErrContextFull.
+func (b Batched) Step(ctx context.Context, ws []Work) error {
+	sb := make([]model.SeqBatch, 0, len(ws))
+	for i := range ws {
+		kv := ws[i].Seq.(kvSeq).kv
+		if kv.Len()+len(ws[i].Tokens) > kv.Cap() {
+			ws[i].Err = fmt.Errorf("engine: %w: %d positions needed, the slot holds %d", model.ErrContextFull, kv.Len()+len(ws[i].Tokens), kv.Cap())
+			continue
+		}
+		sb = append(sb, model.SeqBatch{KV: kv, Tokens: ws[i].Tokens, Logits: ws[i].Logits})
+	}
+	if len(sb) == 0 {
+		return nil
+	}
+	return b.M.ForwardBatch(ctx, sb)
 }

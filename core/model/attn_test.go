@@ -55,7 +55,7 @@ func TestAttendF16MatchesPerToken(t *testing.T) {
 				for i := range m.q[:tc.nb*Q] {
 					m.q[i] = float32(r.NormFloat64() * 2)
 				}
-				m.attendBatch(0, tc.pos0, tc.nb)
+				m.attendBatch(0, tc.pos0, 0, tc.nb)
 				got := append([]float32(nil), m.att[:tc.nb*Q]...)
 
 				want := make([]float32, tc.nb*Q)

@@ -36,20 +36,9 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 			return err
 		}
 	}
-	// RoPE and the cache store of token 0 run here, so that a store error
-	// is returned; the other tokens have the same geometry and cannot fail,
-	// and in prefill they are spread over the pool.
-	if err := m.ropeStore(l, pos0, 0); err != nil {
+	if err := m.ropeAttend(l, nb, pos0); err != nil {
 		return err
 	}
-	if nb > 1 {
-		m.pool.Run(nb-1, 1, func(lo, hi int) {
-			for b := lo + 1; b <= hi; b++ {
-				_ = m.ropeStore(l, pos0, b)
-			}
-		})
-	}
-	m.attendBatch(l, pos0, nb)
 	if err := m.project(m.att, nb, Q, proj{ty[sO], m.t(ts, sO), E, m.tmp}); err != nil {
 		return err
 	}

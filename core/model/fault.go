@@ -32,7 +32,19 @@ type FaultExplainer interface {
 // cost is two runtime calls per Forward and no allocation.
 func (m *Model) recoverFault(old bool, start int, err *error) {
 	debug.SetPanicOnFault(old)
-	r := recover()
+	m.faultToError(recover(), func() { m.kv.Truncate(start) }, err)
+}
+
+// recoverFaultFunc is recoverFault for ForwardBatch: undo restores every
+// sequence it touched.
+func (m *Model) recoverFaultFunc(old bool, undo func(), err *error) {
+	debug.SetPanicOnFault(old)
+	m.faultToError(recover(), undo, err)
+}
+
+// faultToError turns a recovered fault panic r into *err after undo; nil
+// is ignored and any other panic is re-raised.
+func (m *Model) faultToError(r any, undo func(), err *error) {
 	if r == nil {
 		return
 	}
@@ -41,7 +53,7 @@ func (m *Model) recoverFault(old bool, start int, err *error) {
 	if !isRuntime || !isFault {
 		panic(r)
 	}
-	m.kv.Truncate(start)
+	undo()
 	if fe, ok := m.w.(FaultExplainer); ok {
 		if e := fe.FaultError(fa.Addr(), re); e != nil {
 			*err = fmt.Errorf("%w: %w", ErrWeightsFault, e)

@@ -84,6 +84,8 @@ type Model struct {
 	actBuf                               [3][]byte
 	attn                                 []attnScratch
 	logits                               []float32
+	blogits                              []float32    // ForwardBatch's logits rows
+	segs                                 []segment    // ForwardBatch's current batch; empty for Forward
 	rope, ropeSWA                        kernels.Rope // global and sliding-window layers
 	ropeCS                               []float32
 	fz                                   fusedMV // generation's fused dispatches
@@ -370,14 +372,10 @@ func (m *Model) Forward(ctx context.Context, tokens []int32) (logits []float32, 
 	return m.logits, nil
 }
 
-// batch runs nb tokens at positions kv.Len().. through every layer; the
-// output group runs only when logits are wanted (the last batch).
-func (m *Model) batch(ctx context.Context, toks []int32, wantLogits bool) error {
-	c := m.Cfg
-	nb, E := len(toks), c.NEmbd
-	pos0 := m.kv.Len()
-
-	// Embedding: one row of the table per token.
+// embed writes the embedding of each token into its row of m.x: one row
+// of the table per token.
+func (m *Model) embed(ctx context.Context, toks []int32) error {
+	E := m.Cfg.NEmbd
 	for b, t := range toks {
 		if err := m.w.Row(ctx, m.embName, int(t), m.embRow); err != nil {
 			return fmt.Errorf("model: embedding of token %d: %w", t, err)
@@ -388,6 +386,19 @@ func (m *Model) batch(ctx context.Context, toks []int32, wantLogits bool) error 
 		if m.embScale != 0 {
 			kernels.Scale(m.x[b*E:(b+1)*E], m.embScale)
 		}
+	}
+	return nil
+}
+
+// batch runs nb tokens at positions kv.Len().. through every layer; the
+// output group runs only when logits are wanted (the last batch).
+func (m *Model) batch(ctx context.Context, toks []int32, wantLogits bool) error {
+	c := m.Cfg
+	nb, E := len(toks), c.NEmbd
+	pos0 := m.kv.Len()
+
+	if err := m.embed(ctx, toks); err != nil {
+		return err
 	}
 	for l := 0; l < c.NLayer; l++ {
 		g := 1 + l
@@ -499,10 +510,11 @@ type attnScratch struct {
 	vrow   []float32
 }
 
-// attendBatch runs causal attention for the nb tokens of the batch (at
-// positions pos0..), spreading (token block, kv head) pairs over the pool.
-// Each pool chunk owns one scratch set, sized for the longest row.
-func (m *Model) attendBatch(l, pos0, nb int) {
+// attendBatch runs causal attention for the nb batch rows r0.. (at
+// positions pos0.. of the sequence in m.kv), spreading (token block, kv
+// head) pairs over the pool. Each pool chunk owns one scratch set, sized
+// for the longest row.
+func (m *Model) attendBatch(l, pos0, r0, nb int) {
 	c := m.Cfg
 	hd := c.HeadDim
 	group := c.NHead / c.NHeadKV
@@ -522,7 +534,7 @@ func (m *Model) attendBatch(l, pos0, nb int) {
 			m.attn[i].scores = make([]float32, max(need, 2*len(m.attn[i].scores)))
 		}
 	}
-	m.aj = attnJob{l: l, pos0: pos0, nb: nb, tb: tb, grain: grain}
+	m.aj = attnJob{l: l, pos0: pos0, r0: r0, nb: nb, tb: tb, grain: grain}
 	m.aj.scale, m.aj.softcap, m.aj.window = m.attnParams(l)
 	m.pool.Run(items, grain, m.attnRun)
 }
@@ -531,25 +543,26 @@ func (m *Model) attendBatch(l, pos0, nb int) {
 // (a bound method, so dispatching allocates nothing), with the layer's
 // attention options (attnParams).
 type attnJob struct {
-	l, pos0, nb, tb, grain int
-	scale, softcap         float32
-	window                 int
+	l, pos0, r0, nb, tb, grain int
+	scale, softcap             float32
+	window                     int
 }
 
 func (m *Model) attnWork(lo, hi int) {
 	c, j := m.Cfg, m.aj
 	Q := c.QDim()
 	sc := &m.attn[lo/j.grain]
+	p0 := j.pos0 - j.r0 // row b is at position p0+b
 	for it := lo; it < hi; it++ {
 		blk, g := it/c.NHeadKV, it%c.NHeadKV
-		b0 := blk * j.tb
-		b1 := min(b0+j.tb, j.nb)
+		b0 := j.r0 + blk*j.tb
+		b1 := min(b0+j.tb, j.r0+j.nb)
 		if m.kv.Type() == ggml.F16 {
-			m.attendF16(j.l, j.pos0, b0, b1, g, sc)
+			m.attendF16(j.l, p0, b0, b1, g, sc)
 			continue
 		}
 		for b := b0; b < b1; b++ {
-			m.attend(j.l, j.pos0+b, g, m.q[b*Q:(b+1)*Q], m.att[b*Q:(b+1)*Q], sc)
+			m.attend(j.l, p0+b, g, m.q[b*Q:(b+1)*Q], m.att[b*Q:(b+1)*Q], sc)
 		}
 	}
 }

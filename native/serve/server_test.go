@@ -34,7 +34,7 @@ type fixture struct {
 func newFixture(t *testing.T, cfg Config, opt engine.Options, wrap ...func(engine.Stepper) engine.Stepper) *fixture {
 	t.Helper()
 	m, tok := testmodel.New(t, 0)
-	var st engine.Stepper = engine.PerSeq{M: m}
+	var st engine.Stepper = engine.Batched{M: m}
 	for _, w := range wrap {
 		st = w(st)
 	}
@@ -434,7 +434,7 @@ func FuzzRequestDecoding(f *testing.F) {
 		f.Add(s)
 	}
 	m, tok := testmodel.New(f, 128)
-	eng, err := engine.New(engine.PerSeq{M: m}, tok, engine.Options{Slots: 1, Queue: 4})
+	eng, err := engine.New(engine.Batched{M: m}, tok, engine.Options{Slots: 1, Queue: 4})
 	if err != nil {
 		f.Fatal(err)
 	}
