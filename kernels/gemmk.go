@@ -180,27 +180,31 @@ func packQ5K(n int, w []byte, ws int, dst []byte) {
 	le := binary.LittleEndian
 	for b := 0; b < n; b++ {
 		o := (*[gemmQ4KBlockB]byte)(dst[b*gemmQ4KBlockB:])
-		for r := 0; r < gemmTileRows; r++ {
+		// Two rows at a time (adjacent dwords of every vector).
+		for r := 0; r < gemmTileRows; r += 2 {
 			x := (*[176]byte)(w[r*ws+b*176:])
-			le.PutUint32(o[gemmQ4KD+4*r:], math.Float32bits(getF16(x[0:])))
-			le.PutUint32(o[gemmQ4KDmin+4*r:], math.Float32bits(getF16(x[2:])))
-			a0, a1, a2 := le.Uint32(x[4:]), le.Uint32(x[8:]), le.Uint32(x[12:])
-			sc := uint64(a0&0x3f3f3f3f) | uint64(a2&0x0f0f0f0f|(a0>>6&0x03030303)<<4)<<32
-			mn := uint64(a1&0x3f3f3f3f) | uint64(a2>>4&0x0f0f0f0f|(a1>>6&0x03030303)<<4)<<32
+			x1 := (*[176]byte)(w[(r+1)*ws+b*176:])
+			le.PutUint64(o[gemmQ4KD+4*r:], uint64(math.Float32bits(getF16(x[0:])))|uint64(math.Float32bits(getF16(x1[0:])))<<32)
+			le.PutUint64(o[gemmQ4KDmin+4*r:], uint64(math.Float32bits(getF16(x[2:])))|uint64(math.Float32bits(getF16(x1[2:])))<<32)
+			sc0, mn0 := q4kScalesMins(x[:16])
+			sc1, mn1 := q4kScalesMins(x1[:16])
 			for s := 0; s < 8; s++ {
-				c, m := uint32(sc>>(8*s)&0xff), uint32(mn>>(8*s)&0xff)
-				le.PutUint32(o[gemmQ4KSc+64*s+4*r:], c|c<<16)
-				le.PutUint32(o[gemmQ4KMin+64*s+4*r:], m|m<<16)
+				c := sc0>>(8*s)&0xff | (sc1>>(8*s)&0xff)<<32
+				m := mn0>>(8*s)&0xff | (mn1>>(8*s)&0xff)<<32
+				le.PutUint64(o[gemmQ4KSc+64*s+4*r:], c|c<<16)
+				le.PutUint64(o[gemmQ4KMin+64*s+4*r:], m|m<<16)
 			}
-			qh := (*[32]byte)(x[16:])
+			qh, qh1 := (*[32]byte)(x[16:]), (*[32]byte)(x1[16:])
 			for c := 0; c < 4; c++ {
-				q := (*[32]byte)(x[48+32*c:])
+				q, q1 := (*[32]byte)(x[48+32*c:]), (*[32]byte)(x1[48+32*c:])
 				lo := o[64*8*(2*c)+4*r:]
 				hi := o[64*8*(2*c+1)+4*r:]
 				for j := 0; j < 8; j++ {
-					v, h := le.Uint32(q[4*j:]), le.Uint32(qh[4*j:])
-					le.PutUint32(lo[64*j:], v&0x0f0f0f0f|(h>>(2*c)&0x01010101)<<4)
-					le.PutUint32(hi[64*j:], v>>4&0x0f0f0f0f|(h>>(2*c+1)&0x01010101)<<4)
+					const m4, m1 = 0x0f0f0f0f0f0f0f0f, 0x0101010101010101
+					v := uint64(le.Uint32(q[4*j:])) | uint64(le.Uint32(q1[4*j:]))<<32
+					h := uint64(le.Uint32(qh[4*j:])) | uint64(le.Uint32(qh1[4*j:]))<<32
+					le.PutUint64(lo[64*j:], v&m4|(h>>(2*c)&m1)<<4)
+					le.PutUint64(hi[64*j:], v>>4&m4|(h>>(2*c+1)&m1)<<4)
 				}
 			}
 		}
