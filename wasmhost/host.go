@@ -492,8 +492,8 @@ func (deadlineCheck) Abort(context.Context, api.Module, api.FunctionDefinition, 
 
 // isGoOOM recognises the Go runtime's own fatal errors when memory.grow
 // fails at the cap: "fatal error: out of memory" from the heap, and
-// "fatal error: runtime: cannot allocate memory" (or "... out of memory")
-// when the runtime's own metadata cannot grow. It only looks at lines the
+// "fatal error: runtime: cannot allocate memory" or "fatal error: out of
+// memory allocating allArenas" when the runtime's own metadata cannot grow. It only looks at lines the
 // runtime prints itself: job errors go to stderr as one JSON object with
 // exit status 1, never 2.
 func isGoOOM(stderr []byte) bool {
@@ -503,7 +503,9 @@ func isGoOOM(stderr []byte) bool {
 		}
 		if msg, ok := strings.CutPrefix(line, "fatal error: "); ok {
 			msg = strings.TrimPrefix(msg, "runtime: ")
-			if msg == "out of memory" || msg == "cannot allocate memory" {
+			// "out of memory", "out of memory allocating allArenas" (the
+			// runtime's own tables at start-up), "cannot allocate memory".
+			if strings.HasPrefix(msg, "out of memory") || msg == "cannot allocate memory" {
 				return true
 			}
 		}

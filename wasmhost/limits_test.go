@@ -59,7 +59,7 @@ func TestSandboxOOMIsMemoryLimit(t *testing.T) {
 			t.Errorf("%d MiB cap: %v, want success or ErrMemoryLimit", mib, err)
 		}
 	}
-	for _, line := range []string{"fatal error: runtime: cannot allocate memory", "fatal error: out of memory", "runtime: out of memory: cannot allocate 1048576-byte block (4285366272 in use)"} {
+	for _, line := range []string{"fatal error: runtime: cannot allocate memory", "fatal error: out of memory", "fatal error: out of memory allocating allArenas", "runtime: out of memory: cannot allocate 1048576-byte block (4285366272 in use)"} {
 		if !isGoOOM([]byte("\n" + line + "\n\ngoroutine 1 [running]:\n")) {
 			t.Errorf("not recognised as out of memory: %q", line)
 		}
