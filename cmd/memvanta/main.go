@@ -24,6 +24,7 @@ func commands() []command {
 		{"generate", "generate text from a prompt", runGenerate},
 		{"chat", "chat with the model on the terminal (or from stdin/--json)", runChat},
 		{"serve", "serve an OpenAI-compatible HTTP API with continuous batching", runServe},
+		{"bench-serve", "measure serve under K concurrent streaming clients (aggregate tok/s, TTFT, RSS)", runBenchServe},
 		{"bench", "measure prompt and generation throughput and peak RSS (like llama-bench)", runBench},
 		{"tokenize", "print the token ids of a text (like llama-tokenize)", runTokenize},
 		{"detokenize", "print the text of token ids", runDetokenize},
