@@ -110,3 +110,54 @@ func TestArchGenerationAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestArchForwardBatch: several sequences through ForwardBatch give each
+// sequence's own logits for every architecture (sliding windows, soft-caps,
+// q/k norms and the rest apply per sequence against its own cache), exactly
+// for F32 weights.
+func TestArchForwardBatch(t *testing.T) {
+	prompts := [][]int32{{1, 5, 9, 13, 17, 21, 25}, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {1}}
+	next := []int32{40, 41, 42}
+	for _, am := range archModels {
+		m := openArch(t, am.a, ggml.F32, Options{Threads: 2, Batch: 4, KVType: ggml.F16})
+		V := m.Cfg.NVocab
+		var want [][]float32
+		for i, p := range prompts {
+			kv, err := m.NewKV(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, _ := m.SwapKV(kv)
+			if _, err := m.Forward(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			lg, err := m.Forward(context.Background(), []int32{next[i]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, append([]float32(nil), lg...))
+			_, _ = m.SwapKV(old)
+		}
+		var sb []SeqBatch
+		for _, p := range prompts {
+			kv, _ := m.NewKV(0)
+			sb = append(sb, SeqBatch{KV: kv, Tokens: p})
+		}
+		if err := m.ForwardBatch(context.Background(), sb); err != nil {
+			t.Fatal(err)
+		}
+		for i := range sb {
+			sb[i].Tokens, sb[i].Logits = []int32{next[i]}, make([]float32, V)
+		}
+		if err := m.ForwardBatch(context.Background(), sb); err != nil {
+			t.Fatal(err)
+		}
+		for i := range sb {
+			for j, v := range sb[i].Logits {
+				if v != want[i][j] {
+					t.Fatalf("%s: sequence %d logit %d = %v, alone %v", am.name, i, j, v, want[i][j])
+				}
+			}
+		}
+	}
+}
