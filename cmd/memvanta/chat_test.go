@@ -136,3 +136,30 @@ func TestChatCtrlCStopsReply(t *testing.T) {
 		t.Errorf("%d interrupted replies, want 2; stderr:\n%s", n, stderr.String())
 	}
 }
+
+// TestGenerateSpecial: raw prompts keep control-token text as text unless
+// --special asks for it to be parsed.
+func TestGenerateSpecial(t *testing.T) {
+	model := synthFile(t)
+	ids := func(extra ...string) []int32 {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"-m", model, "-p", "</s>x", "-n", "1", "--temp", "0", "--json"}, extra...)
+		if st := runGenerate(t.Context(), args, &stdout, &stderr); st != 0 {
+			t.Fatalf("status %d: %s", st, stderr.String())
+		}
+		var out struct {
+			Prompt []int32 `json:"prompt_token_ids"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Prompt
+	}
+	plain, special := ids(), ids("--special")
+	if len(special) < 2 || special[1] != 2 { // BOS, then </s> (id 2 in the synthetic vocabulary)
+		t.Errorf("--special: %v, want </s> as token 2", special)
+	}
+	if len(plain) <= len(special) || plain[1] == 2 {
+		t.Errorf("without --special: %v (should spell </s> out as text)", plain)
+	}
+}

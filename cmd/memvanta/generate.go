@@ -69,7 +69,8 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	sf.register(c)
 	mf.register(c, "context size in tokens (0 = the model's training context)")
 	c.group("Output")
-	var jsonOut, noCnv bool
+	var jsonOut, noCnv, special bool
+	c.boolVar(&special, "special|parse-special", "parse control-token text in the prompt (<|im_start|>, <s>) into those tokens, as a chat template's output is; by default it is plain text")
 	c.boolVar(&jsonOut, "json", "print one JSON document (prompt ids, generated ids, text, stats) instead of streaming text")
 	c.boolVar(&noCnv, "-no-cnv|no-conversation", "accepted for llama-cli command lines, no effect: generate never enters conversation mode")
 	if done, st := c.parse(args, stdout, stderr, false); done {
@@ -120,7 +121,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return c.usageErr(stderr, "%v", err)
 	}
 	// An empty prompt is BOS alone (llama.cpp does the same).
-	ids := tok.Encode(prompt, !pf.noBOS, false)
+	ids := tok.Encode(prompt, !pf.noBOS, special)
 	if len(ids) == 0 {
 		return c.usageErr(stderr, "the prompt is empty and --no-bos leaves no token to start from")
 	}
