@@ -258,3 +258,68 @@ func TestValidate(t *testing.T) {
 		t.Errorf("logit_bias -100 on %d ignored: %v", ev.Tokens[0], ev2.Tokens)
 	}
 }
+
+// recorder wraps a Stepper and records each step's work sizes.
+type recorder struct {
+	Stepper
+	mu    sync.Mutex
+	steps [][]int // tokens per work item
+}
+
+func (r *recorder) Step(ctx context.Context, ws []Work) error {
+	var sizes []int
+	for _, w := range ws {
+		sizes = append(sizes, len(w.Tokens))
+	}
+	r.mu.Lock()
+	r.steps = append(r.steps, sizes)
+	r.mu.Unlock()
+	return r.Stepper.Step(ctx, ws)
+}
+
+// TestChunkedPrefillInterleaves: while a long prompt is prefilled in
+// chunks, a request that is already generating gets a token in every step.
+func TestChunkedPrefillInterleaves(t *testing.T) {
+	m, tok := testModel(t, 0)
+	rec := &recorder{Stepper: Batched{M: m}}
+	e := startWith(t, rec, tok, Options{Slots: 2, Chunk: 8})
+	short := tok.Encode("short", true, false)
+	h1, err := e.Submit(context.Background(), greedy(40, short))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h1.Next(context.Background()); err != nil { // generating now
+		t.Fatal(err)
+	}
+	long := tok.Encode(strings.Repeat("many words in a long prompt ", 12), true, false)
+	if len(long) < 40 {
+		t.Fatalf("long prompt has only %d tokens", len(long))
+	}
+	h2, err := e.Submit(context.Background(), greedy(2, long))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ev, _ := h2.Collect(context.Background()); ev.Finish != "length" {
+		t.Fatalf("long request: %+v", ev)
+	}
+	_, _, _ = h1.Collect(context.Background())
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	chunks := 0
+	for _, s := range rec.steps {
+		if len(s) == 2 && (s[0] == 8 || s[1] == 8) {
+			chunks++
+			if !(s[0] == 1 || s[1] == 1) {
+				t.Errorf("a prefill chunk step without the decoding sequence's token: %v", s)
+			}
+		}
+		for _, n := range s {
+			if n > 8 {
+				t.Errorf("step with %d tokens for one sequence, chunk is 8", n)
+			}
+		}
+	}
+	if chunks < len(long)/8-1 {
+		t.Errorf("%d steps carried a full prefill chunk beside a decoding token, want about %d; steps %v", chunks, len(long)/8, rec.steps)
+	}
+}

@@ -459,3 +459,19 @@ func FuzzRequestDecoding(f *testing.F) {
 		}
 	})
 }
+
+func TestDeadline(t *testing.T) {
+	f := newFixture(t, Config{Timeout: 20 * time.Millisecond}, engine.Options{Slots: 1})
+	code, m := post(t, f.url+"/v1/completions", `{"prompt":"long","max_tokens":100000}`)
+	e, _ := m["error"].(map[string]any)
+	if code != 504 || e == nil || e["code"] != "timeout" {
+		t.Errorf("deadline: %d %v", code, m)
+	}
+	// The slot is free again and the request counted as cancelled.
+	for i := 0; f.eng.Stats().Running != 0 || f.eng.Stats().Finished["cancelled"] != 1; i++ {
+		if i > 5000 {
+			t.Fatalf("slot not freed after the deadline: %+v", f.eng.Stats())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
