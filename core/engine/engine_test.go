@@ -284,7 +284,9 @@ func TestChunkedPrefillInterleaves(t *testing.T) {
 	rec := &recorder{Stepper: Batched{M: m}}
 	e := startWith(t, rec, tok, Options{Slots: 2, Chunk: 8})
 	short := tok.Encode("short", true, false)
-	h1, err := e.Submit(context.Background(), greedy(40, short))
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	defer cancel1()
+	h1, err := e.Submit(ctx1, greedy(0, short)) // generates until cancelled
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,6 +304,7 @@ func TestChunkedPrefillInterleaves(t *testing.T) {
 	if _, ev, _ := h2.Collect(context.Background()); ev.Finish != "length" {
 		t.Fatalf("long request: %+v", ev)
 	}
+	cancel1()
 	_, _, _ = h1.Collect(context.Background())
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
