@@ -26,8 +26,9 @@ var QuantShape = golden.Synth{Embd: 256, Layers: 4, Heads: 8, KVHeads: 4, FF: 51
 	Eps: 1e-5, Type: "F16", Seed: 21}
 
 // FallbackShape has rows of 384 (not a multiple of 256): llama.cpp's
-// quantizer replaces K-quants there (Q4_K by Q5_0, Q5_K by Q5_1, Q6_K by
-// Q8_0, Q2_K/Q3_K by IQ4_NL) while ffn_down (rows of 768) keeps them.
+// quantizer (v0.4.0) replaces K-quants there (Q4_K by Q5_0, Q5_K by Q5_1,
+// Q6_K by Q8_0, Q3_K by Q4_0; the goldens record the resulting mixes)
+// while ffn_down (rows of 768) keeps them.
 var FallbackShape = golden.Synth{Embd: 384, Layers: 2, Heads: 6, KVHeads: 2, FF: 768, Ctx: 512, RopeBase: 10000,
 	Eps: 1e-5, Type: "F16", Seed: 22}
 
