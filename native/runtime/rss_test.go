@@ -31,6 +31,12 @@ func TestBudgetBoundsRSS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 90 MiB model")
 	}
+	if raceEnabled {
+		// Seen twice on a loaded machine: both budget modes peaked at the
+		// same 59 MiB (baseline 20 MiB), a spike of the instrumented
+		// runtime, not of the weights. .ci/run runs this test without -race.
+		t.Skip("peak RSS under the race detector does not measure the weights")
+	}
 	dir := t.TempDir()
 	path, _, _ := tinyModel(t, dir, 1024, 2816, 24)
 	st, err := os.Stat(path)
