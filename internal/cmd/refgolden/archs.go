@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/synth"
 	"github.com/memvanta/memvanta/internal/golden"
+	"github.com/memvanta/memvanta/internal/realfiles"
 	"github.com/memvanta/memvanta/kernels"
 )
 
@@ -57,6 +57,9 @@ func ArchShape(m ArchModel, typ string, seed uint64, vocab string) golden.Synth 
 func archGoldens(ref string, vf *gguf.File, vocabName, tmp, out string, n int) error {
 	for i, m := range ArchModels {
 		for j, typ := range ArchTypes {
+			if !wanted(typ, "arch-"+m.Label+"-"+typ) {
+				continue
+			}
 			s := ArchShape(m, typ, uint64(100+10*i+j), vocabName)
 			cfg, err := s.Config(vf, kernels.Quantize)
 			if err != nil {
@@ -80,22 +83,68 @@ func archGoldens(ref string, vf *gguf.File, vocabName, tmp, out string, n int) e
 				g.Reference = env
 				g.Cases = append(g.Cases, c)
 			}
-			if err := writeArchGolden(filepath.Join(out, "arch-"+m.Label+"-"+typ+".json"), g); err != nil {
+			if err := writeGolden(filepath.Join(out, "arch-"+m.Label+"-"+typ+".json"), g); err != nil {
 				return err
 			}
 		}
 	}
-	return nil
+	tools, err := realfiles.ToolsFromEnv()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "refgolden: no llama.cpp quantizer, quant-arch-*.json not regenerated: %v\n", err)
+		return nil
+	}
+	return archQuantGoldens(tools, ref, vf, vocabName, out, n)
 }
 
-func writeArchGolden(dst string, g golden.File) error {
-	b, err := json.MarshalIndent(g, "", " ")
+// ArchQuantType is the K-quant mix each architecture is checked with:
+// llama.cpp's most published file type (Q4_K + Q6_K, per-tensor choice by
+// llama.cpp's quantizer from the F16 file).
+const ArchQuantType = "Q4_K_M"
+
+// archQuantGoldens writes quant-arch-LABEL-Q4_K_M.json: the F16 arch model
+// converted by llama.cpp's quantizer, with llama.cpp's flash-attention
+// spread per case; internal/realfiles' TestQuantFileTypes replays them
+// with its bound (3x that spread).
+func archQuantGoldens(tools realfiles.Tools, ref string, vf *gguf.File, vocabName, out string, n int) error {
+	dir, err := realfiles.CacheDir()
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(dst, append(b, '\n'), 0o644); err != nil {
-		return err
+	for i, m := range ArchModels {
+		if !wanted(ArchQuantType, "quant-arch-"+m.Label+"-"+ArchQuantType) {
+			continue
+		}
+		s := ArchShape(m, "F16", uint64(200+i), vocabName)
+		src, err := realfiles.SynthBytes(context.Background(), s, vf)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(src)
+		path, err := tools.File(context.Background(), dir, s, vf, ArchQuantType)
+		if err != nil {
+			return err
+		}
+		qsum, err := realfiles.FileSHA256(path)
+		if err != nil {
+			return err
+		}
+		qb, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		qf, err := gguf.Parse(bytes.NewReader(qb), int64(len(qb)), gguf.DefaultLimits())
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		g := golden.File{Generator: "go run ./internal/cmd/refgolden -sets arch", Synth: s,
+			ModelSHA256: hex.EncodeToString(sum[:]),
+			Quant:       &golden.Quant{FileType: ArchQuantType, SHA256: qsum, Types: realfiles.TypeCounts(qf)}}
+		if err := addCases(ref, path, prompts, n, &g); err != nil {
+			return fmt.Errorf("%s %s: %w", m.Label, ArchQuantType, err)
+		}
+		if err := writeGolden(filepath.Join(out, "quant-arch-"+m.Label+"-"+ArchQuantType+".json"), g); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(os.Stderr, "refgolden: wrote %s\n", dst)
 	return nil
 }
