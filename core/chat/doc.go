@@ -38,7 +38,10 @@
 // cannot be recovered). Render converts any engine panic into an error,
 // replaces range() with one that has a per-render element budget, bounds the
 // output size, and gives up after a deadline. The engine has no step
-// counter, so a template that loops for long over its own literal data still
-// runs in a goroutine that Render abandons at the deadline (the result is
-// discarded); this is documented rather than hidden.
+// counter or allocation cap, so a template that loops for long over its own
+// literal data still runs in a goroutine that Render abandons at the
+// deadline (the result is discarded), and a string multiplied by a huge
+// count is allocated before the output cap sees it; this is documented
+// rather than hidden. Templates come from the model file or the operator's
+// --chat-template, never from a request.
 package chat
