@@ -100,7 +100,7 @@ type Arch struct {
 	OrigCtx    int  `json:"orig_ctx,omitempty"`
 	NoLongRope bool `json:"no_longrope,omitempty"`
 	FusedQKV   bool `json:"fused_qkv,omitempty"` // one attn_qkv.weight instead of attn_q/k/v (always for phi3)
-	Bias       bool `json:"bias,omitempty"`      // attn_q/k/v.bias (always for qwen2)
+	Bias       bool `json:"bias,omitempty"`      // attn_q/k/v.bias (always for qwen2), attn_qkv.bias when fused
 	Tied       bool `json:"tied,omitempty"`      // no output.weight (always for gemma2)
 }
 
@@ -202,7 +202,8 @@ func (c Config) archConfig(vocab int) (*arch.Spec, arch.Config, error) {
 	for _, f := range []struct {
 		on bool
 		f  arch.Feature
-	}{{a.Bias, arch.QKVBias}, {a.FusedQKV || name == "phi3", arch.FusedQKV}, {a.RopeFreqs, arch.RopeFreqs},
+	}{{a.Bias && !(a.FusedQKV || name == "phi3"), arch.QKVBias}, {a.FusedQKV || name == "phi3", arch.FusedQKV},
+		{a.Bias && (a.FusedQKV || name == "phi3"), arch.FusedBias}, {a.RopeFreqs, arch.RopeFreqs},
 		{name == "phi3" && !a.NoLongRope, arch.RopeFactors}} {
 		if f.on {
 			if !s.Offers(f.f) {
@@ -215,7 +216,7 @@ func (c Config) archConfig(vocab int) (*arch.Spec, arch.Config, error) {
 	return s, ac, nil
 }
 
-var featureFlag = map[arch.Feature]string{arch.QKVBias: "--bias", arch.FusedQKV: "--fused-qkv", arch.RopeFreqs: "--rope-freqs",
+var featureFlag = map[arch.Feature]string{arch.QKVBias: "--bias", arch.FusedBias: "--bias", arch.FusedQKV: "--fused-qkv", arch.RopeFreqs: "--rope-freqs",
 	arch.RopeFactors: "LongRoPE"}
 
 func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
