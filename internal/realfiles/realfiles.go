@@ -18,7 +18,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -118,19 +117,21 @@ func (t Tools) Quantize(ctx context.Context, in, out, ftype string) error {
 
 // File returns the path of s's synthetic model quantized by llama.cpp to
 // ftype, making it (and the F16 source) in dir unless a previous run did.
-// Names carry a hash of the parameters, so a changed golden never reuses
-// a stale file; files are written under a temporary name and renamed, so
+// Names carry a hash of the source model's bytes, which are made afresh
+// on every call (small and deterministic, so cheap): a change to synth or
+// to the golden's parameters never reuses a stale file from a cache that
+// outlives the code (CI's machine keeps its temporary directory between
+// runs). Files are written under a temporary name and renamed, so
 // concurrent test processes at worst repeat the work.
 func (t Tools) File(ctx context.Context, dir string, s golden.Synth, vocab *gguf.File, ftype string) (string, error) {
-	key, _ := json.Marshal(s)
-	h := sha256.Sum256(key)
-	base := fmt.Sprintf("synth-%s", hex.EncodeToString(h[:6]))
+	b, err := SynthBytes(ctx, s, vocab)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(b)
+	base := fmt.Sprintf("synth-%s", hex.EncodeToString(h[:8]))
 	src := filepath.Join(dir, base+"-src.gguf")
 	if _, err := os.Stat(src); err != nil {
-		b, err := SynthBytes(ctx, s, vocab)
-		if err != nil {
-			return "", err
-		}
 		if err := writeAtomic(src, bytes.NewReader(b)); err != nil {
 			return "", err
 		}
