@@ -116,23 +116,29 @@ func (t Tools) Quantize(ctx context.Context, in, out, ftype string) error {
 }
 
 // File returns the path of s's synthetic model quantized by llama.cpp to
-// ftype, making it (and the F16 source) in dir unless a previous run did.
-// Names carry a hash of the source model's bytes, which are made afresh
-// on every call (small and deterministic, so cheap): a change to synth or
-// to the golden's parameters never reuses a stale file from a cache that
-// outlives the code (CI's machine keeps its temporary directory between
-// runs). Files are written under a temporary name and renamed, so
-// concurrent test processes at worst repeat the work.
+// ftype; see FileFrom.
 func (t Tools) File(ctx context.Context, dir string, s golden.Synth, vocab *gguf.File, ftype string) (string, error) {
 	b, err := SynthBytes(ctx, s, vocab)
 	if err != nil {
 		return "", err
 	}
-	h := sha256.Sum256(b)
+	return t.FileFrom(ctx, dir, b, ftype)
+}
+
+// FileFrom returns the path of the source model src (F16/F32 GGUF bytes)
+// quantized by llama.cpp to ftype, making it (and src's file) in dir
+// unless a previous run did. Names carry a hash of src's bytes, not of the
+// parameters that made them: a change to synth or to a golden's parameters
+// never reuses a stale file from a cache that outlives the code (CI's
+// machine keeps its temporary directory between runs). Files are written
+// under a temporary name and renamed, so concurrent test processes at
+// worst repeat the work.
+func (t Tools) FileFrom(ctx context.Context, dir string, src []byte, ftype string) (string, error) {
+	h := sha256.Sum256(src)
 	base := fmt.Sprintf("synth-%s", hex.EncodeToString(h[:8]))
-	src := filepath.Join(dir, base+"-src.gguf")
-	if _, err := os.Stat(src); err != nil {
-		if err := writeAtomic(src, bytes.NewReader(b)); err != nil {
+	srcPath := filepath.Join(dir, base+"-src.gguf")
+	if _, err := os.Stat(srcPath); err != nil {
+		if err := writeAtomic(srcPath, bytes.NewReader(src)); err != nil {
 			return "", err
 		}
 	}
@@ -141,7 +147,7 @@ func (t Tools) File(ctx context.Context, dir string, s golden.Synth, vocab *gguf
 		return out, nil
 	}
 	tmp := fmt.Sprintf("%s.tmp%d", out, os.Getpid())
-	if err := t.Quantize(ctx, src, tmp, ftype); err != nil {
+	if err := t.Quantize(ctx, srcPath, tmp, ftype); err != nil {
 		os.Remove(tmp)
 		return "", err
 	}

@@ -119,31 +119,10 @@ func archQuantGoldens(tools realfiles.Tools, ref string, vf *gguf.File, vocabNam
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(src)
-		path, err := tools.File(context.Background(), dir, s, vf, ArchQuantType)
-		if err != nil {
-			return err
-		}
-		qsum, err := realfiles.FileSHA256(path)
-		if err != nil {
-			return err
-		}
-		qb, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		qf, err := gguf.Parse(bytes.NewReader(qb), int64(len(qb)), gguf.DefaultLimits())
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		g := golden.File{Generator: "go run ./internal/cmd/refgolden -sets arch", Synth: s,
-			ModelSHA256: hex.EncodeToString(sum[:]),
-			Quant:       &golden.Quant{FileType: ArchQuantType, SHA256: qsum, Types: realfiles.TypeCounts(qf)}}
-		if err := addCases(ref, path, prompts, n, &g); err != nil {
-			return fmt.Errorf("%s %s: %w", m.Label, ArchQuantType, err)
-		}
-		if err := writeGolden(filepath.Join(out, "quant-arch-"+m.Label+"-"+ArchQuantType+".json"), g); err != nil {
-			return err
+		q := quantRecording{tools: tools, dir: dir, ref: ref, generator: "go run ./internal/cmd/refgolden -sets arch",
+			synth: s, src: src, ftype: ArchQuantType, prompts: prompts, n: n}
+		if err := q.record(filepath.Join(out, "quant-arch-"+m.Label+"-"+ArchQuantType+".json")); err != nil {
+			return fmt.Errorf("%s: %w", m.Label, err)
 		}
 	}
 	return nil

@@ -75,34 +75,13 @@ func quantGoldens(ref string, vf *gguf.File, vocabName, out string, n int) error
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(src)
 		for _, ft := range set.types {
 			if !wanted(ft, set.prefix+ft) {
 				continue
 			}
-			path, err := tools.File(context.Background(), dir, s, vf, ft)
-			if err != nil {
-				return err
-			}
-			qsum, err := realfiles.FileSHA256(path)
-			if err != nil {
-				return err
-			}
-			qb, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			qf, err := gguf.Parse(bytes.NewReader(qb), int64(len(qb)), gguf.DefaultLimits())
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			g := golden.File{Generator: "go run ./internal/cmd/refgolden -sets quant", Synth: s,
-				ModelSHA256: hex.EncodeToString(sum[:]),
-				Quant:       &golden.Quant{FileType: ft, SHA256: qsum, Types: realfiles.TypeCounts(qf)}}
-			if err := addCases(ref, path, prompts, n, &g); err != nil {
-				return fmt.Errorf("%s: %w", ft, err)
-			}
-			if err := writeGolden(filepath.Join(out, set.prefix+ft+".json"), g); err != nil {
+			q := quantRecording{tools: tools, dir: dir, ref: ref, generator: "go run ./internal/cmd/refgolden -sets quant",
+				synth: s, src: src, ftype: ft, prompts: prompts, n: n}
+			if err := q.record(filepath.Join(out, set.prefix+ft+".json")); err != nil {
 				return err
 			}
 		}
@@ -182,6 +161,46 @@ func spread(a, b golden.Case) float64 {
 		}
 	}
 	return math.Round(worst*1e4) / 1e4
+}
+
+// quantRecording is one golden of a file llama.cpp's quantizer makes from
+// a synthetic source model: the quantized file's hash and type mix, and
+// llama.cpp's runs on it.
+type quantRecording struct {
+	tools     realfiles.Tools
+	dir, ref  string
+	generator string
+	synth     golden.Synth
+	src       []byte // the source model's bytes (realfiles.SynthBytes of synth)
+	ftype     string
+	prompts   []string
+	n         int
+}
+
+func (q quantRecording) record(dst string) error {
+	path, err := q.tools.FileFrom(context.Background(), q.dir, q.src, q.ftype)
+	if err != nil {
+		return err
+	}
+	qsum, err := realfiles.FileSHA256(path)
+	if err != nil {
+		return err
+	}
+	qb, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	qf, err := gguf.Parse(bytes.NewReader(qb), int64(len(qb)), gguf.DefaultLimits())
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	sum := sha256.Sum256(q.src)
+	g := golden.File{Generator: q.generator, Synth: q.synth, ModelSHA256: hex.EncodeToString(sum[:]),
+		Quant: &golden.Quant{FileType: q.ftype, SHA256: qsum, Types: realfiles.TypeCounts(qf)}}
+	if err := addCases(q.ref, path, q.prompts, q.n, &g); err != nil {
+		return fmt.Errorf("%s: %w", q.ftype, err)
+	}
+	return writeGolden(dst, g)
 }
 
 func writeGolden(dst string, g golden.File) error {
