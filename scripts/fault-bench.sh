@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side cost of the SIGBUS recovery (pool workers with
 # SetPanicOnFault, Forward's recover): BenchmarkForwardToken of
-# native/runtime on HEAD with the recovery's commits reverted ("before")
+# native/weights on HEAD with the recovery's commits reverted ("before")
 # and on HEAD ("after"), alternating rounds in one session, then the ratio
 # of the medians per mode. Only the reverted commits differ.
 #   ROUNDS=5 ITERS=100 scripts/fault-bench.sh COMMIT...
@@ -13,12 +13,12 @@ rounds=${ROUNDS:-5}; iters=${ITERS:-100}
 tmp=$(mktemp -d); trap 'git worktree remove --force "$tmp/before" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 git worktree add -q --detach "$tmp/before" HEAD
 git -C "$tmp/before" revert --no-commit "$@"
-cp native/runtime/bench_forward_test.go "$tmp/before/native/runtime/"
-(cd "$tmp/before" && go test -c -o "$tmp/before.test" ./native/runtime)
-go test -c -o "$tmp/after.test" ./native/runtime
+cp native/weights/bench_forward_test.go "$tmp/before/native/weights/"
+(cd "$tmp/before" && go test -c -o "$tmp/before.test" ./native/weights)
+go test -c -o "$tmp/after.test" ./native/weights
 for r in $(seq "$rounds"); do
   for v in before after; do
-    (cd native/runtime && "$tmp/$v.test" -test.run XXX -test.bench ForwardToken -test.benchtime "${iters}x") |
+    (cd native/weights && "$tmp/$v.test" -test.run XXX -test.bench ForwardToken -test.benchtime "${iters}x") |
       awk -v v=$v -v r=$r '/^BenchmarkForwardToken/ {print v, r, $1, $3, $5}'
   done
 done | tee "$tmp/all.txt"

@@ -13,7 +13,7 @@ import (
 	"github.com/memvanta/memvanta/core/model"
 	"github.com/memvanta/memvanta/kernels"
 	"github.com/memvanta/memvanta/native/regfile"
-	mvrt "github.com/memvanta/memvanta/native/runtime"
+	"github.com/memvanta/memvanta/native/weights"
 	"github.com/memvanta/memvanta/wasmhost"
 )
 
@@ -139,7 +139,7 @@ func parseKV(s string) (ggml.Type, error) {
 
 // loaded is an opened model ready to run.
 type loaded struct {
-	rt  *mvrt.Model
+	rt  *weights.Model
 	cfg model.Config
 	m   *model.Model
 }
@@ -179,16 +179,16 @@ func openModel(ctx context.Context, mf *modelFlags, stderr io.Writer) (*loaded, 
 			return nil, err
 		}
 	}
-	opt := mvrt.Options{Mode: mf.mem, KeepPageCache: mf.keepCache}
+	opt := weights.Options{Mode: mf.mem, KeepPageCache: mf.keepCache}
 	if mf.mem == "budget" {
-		b, err := mvrt.ParseSize(mf.memBudget)
+		b, err := weights.ParseSize(mf.memBudget)
 		if err != nil {
 			return nil, fmt.Errorf("--mem-budget %q: %w", mf.memBudget, err)
 		}
 		opt.Budget = b
 		opt.Stream = mf.memStream
 	}
-	rt, err := mvrt.Open(ctx, mf.path, opt)
+	rt, err := weights.Open(ctx, mf.path, opt)
 	if err != nil {
 		return nil, err
 	}

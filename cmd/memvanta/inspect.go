@@ -14,7 +14,7 @@ import (
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/inspect"
 	"github.com/memvanta/memvanta/native/regfile"
-	mvrt "github.com/memvanta/memvanta/native/runtime"
+	"github.com/memvanta/memvanta/native/weights"
 	"github.com/memvanta/memvanta/wasmhost"
 	"github.com/memvanta/memvanta/wasmhost/job"
 )
@@ -74,7 +74,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fs.Usage()
 		return 2
 	}
-	mem, err := mvrt.ParseSize(*memLimit)
+	mem, err := weights.ParseSize(*memLimit)
 	if err != nil || mem <= 0 || mem > 4<<30 {
 		fmt.Fprintf(stderr, "memvanta inspect: --mem-limit %q: want a size in (0, 4GiB] (wasm32 memory), such as 256MiB\n", *memLimit)
 		return 2

@@ -11,7 +11,7 @@ import (
 
 // MemWeights serves every tensor from memory. It is the Weights of the wasm
 // guest and of tests; native runs use the mmap-backed store in
-// native/runtime instead, which never copies the whole model.
+// native/weights instead, which never copies the whole model.
 type MemWeights struct {
 	f      *gguf.File
 	data   map[string][]byte

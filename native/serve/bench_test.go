@@ -8,7 +8,7 @@ import (
 
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/model"
-	mvrt "github.com/memvanta/memvanta/native/runtime"
+	"github.com/memvanta/memvanta/native/weights"
 )
 
 // BenchmarkDecodeStep measures one batched decoding step (one token for
@@ -25,7 +25,7 @@ func BenchmarkDecodeStep(b *testing.B) {
 	if path == "" {
 		b.Skip("MEMVANTA_BENCH_MODEL not set")
 	}
-	rt, err := mvrt.Open(context.Background(), path, mvrt.Options{Mode: "resident"})
+	rt, err := weights.Open(context.Background(), path, weights.Options{Mode: "resident"})
 	if err != nil {
 		b.Fatal(err)
 	}

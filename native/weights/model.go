@@ -1,10 +1,13 @@
 //go:build linux
 
-// Package runtime is the native memory system behind model.Weights: it maps
-// a GGUF file and serves the graph's weight groups either straight from the
-// mapping (resident mode) or streamed within a byte budget by an adaptive
-// prefetcher (budget mode: the group's file pages mapped ahead and dropped
-// behind, or copied into a bounded cache), and it measures what that costs.
+// Package weights owns a model file's weights in memory: it maps a GGUF
+// file and implements model.Weights over it, serving the graph's weight
+// groups either straight from the mapping (resident mode, resident.go) or
+// streamed within a byte budget by an adaptive prefetcher (budget mode:
+// the group's file pages mapped ahead and dropped behind, budgetmap.go, or
+// copied into a bounded cache, budgetcopy.go), and it measures what that
+// costs (stats.go). (It was native/runtime, a name that shadowed the
+// standard runtime package and forced an import alias on every user.)
 //
 // Faults. A file truncated under a mapping raises SIGBUS on the next touch
 // of a page past the new end. Every copy out of the mapping (Row in
@@ -19,7 +22,7 @@
 // shrunk file. A truncation that races with the compute of a group already
 // acquired is not covered; the process then dies of SIGBUS, as llama.cpp's
 // does.
-package runtime
+package weights
 
 import (
 	"context"
@@ -67,13 +70,13 @@ type Options struct {
 	Stream string
 	// KeepPageCache (budget map stream, and resident mode's first pass) forbids re-reading parts of the
 	// file that the page cache holds in small folios. By default the
-	// runtime re-reads each such 2 MiB chunk once, so it comes back in one
+	// loader re-reads each such 2 MiB chunk once, so it comes back in one
 	// huge folio that maps with a single PMD entry: see native/mmap/huge.go
 	// for why that decides map mode's speed. The re-read drops those pages
 	// from the page cache first (never pages another process maps) and
 	// stops after a few attempts that bring no huge folio.
 	KeepPageCache bool
-	// Threads is the compute thread count; the runtime itself uses one
+	// Threads is the compute thread count; this package itself uses one
 	// loader goroutine and does not size anything by it.
 	Threads int
 	// Limits bound the GGUF parse; zero value means gguf.DefaultLimits().
@@ -92,7 +95,7 @@ type Model struct {
 	m    *mmap.Map
 	file *gguf.File
 	st   *store.Store
-	w    *weights
+	w    *fileWeights
 
 	closeOnce sync.Once
 	closeErr  error
@@ -110,17 +113,17 @@ func Open(ctx context.Context, path string, opt Options) (*Model, error) {
 	case Resident:
 	case Budget:
 		if opt.Budget <= 0 {
-			return nil, fmt.Errorf("runtime: budget mode needs a positive budget, got %d", opt.Budget)
+			return nil, fmt.Errorf("weights: budget mode needs a positive budget, got %d", opt.Budget)
 		}
 		switch opt.Stream {
 		case "":
 			opt.Stream = StreamMap
 		case StreamCopy, StreamMap:
 		default:
-			return nil, fmt.Errorf("runtime: unknown budget stream strategy %q (want %q or %q)", opt.Stream, StreamCopy, StreamMap)
+			return nil, fmt.Errorf("weights: unknown budget stream strategy %q (want %q or %q)", opt.Stream, StreamCopy, StreamMap)
 		}
 	default:
-		return nil, fmt.Errorf("runtime: unknown memory mode %q (want %q or %q)", opt.Mode, Resident, Budget)
+		return nil, fmt.Errorf("weights: unknown memory mode %q (want %q or %q)", opt.Mode, Resident, Budget)
 	}
 	lim := gguf.DefaultLimits()
 	if opt.Limits != nil {
@@ -131,21 +134,21 @@ func Open(ctx context.Context, path string, opt Options) (*Model, error) {
 		pcfg = *opt.Policy
 	}
 	if err := pcfg.Validate(); err != nil {
-		return nil, fmt.Errorf("runtime: %w", err)
+		return nil, fmt.Errorf("weights: %w", err)
 	}
 	mp, err := mmap.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("runtime: %w", err)
+		return nil, fmt.Errorf("weights: %w", err)
 	}
 	f, err := gguf.Parse(mp, mp.Size(), lim)
 	if err != nil {
 		mp.Close()
-		return nil, fmt.Errorf("runtime: %s: %w", path, err)
+		return nil, fmt.Errorf("weights: %s: %w", path, err)
 	}
 	st, err := store.New(mp, f.DataOffset, f.Tensors)
 	if err != nil {
 		mp.Close()
-		return nil, fmt.Errorf("runtime: %s: %w", path, err)
+		return nil, fmt.Errorf("weights: %s: %w", path, err)
 	}
 	md := &Model{opt: opt, m: mp, file: f, st: st}
 	md.w, err = newWeights(st, opt, pcfg)

@@ -1,4 +1,4 @@
-package runtime
+package weights
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package runtime
+package weights
 
 import (
 	"context"
@@ -125,4 +125,9 @@ func (h *hugeState) check(ctx context.Context, m *mmap.Map, off, n int64) error 
 	h.hugeBytes.Add(huge)
 	h.small.Add(n - huge)
 	return nil
+}
+
+// chunkSpan is the 2 MiB chunk indexes [lo, hi) that [off, off+n) touches.
+func chunkSpan(off, n int64) (lo, hi int64) {
+	return off / mmap.ChunkSize, (off + n + mmap.ChunkSize - 1) / mmap.ChunkSize
 }

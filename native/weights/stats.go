@@ -1,11 +1,12 @@
 //go:build linux
 
-package runtime
+package weights
 
 import (
 	"time"
 
 	"github.com/memvanta/memvanta/core/policy"
+	"github.com/memvanta/memvanta/native/telemetry"
 )
 
 // PassStats is the telemetry of one forward pass (one cycle through the
@@ -64,3 +65,133 @@ type Stats struct {
 
 // MaxPassStats bounds the per-pass history kept in Stats.
 const MaxPassStats = 1024
+
+// beginAcquire closes a pass when the graph wraps around the plan, and a
+// policy window when it is full. Called with w.mu held.
+func (w *fileWeights) beginAcquire(g int) {
+	now := time.Now()
+	if w.winStart.IsZero() {
+		w.winStart = now
+	}
+	if w.lastG >= 0 && g <= w.lastG {
+		w.endPass()
+	}
+	w.lastG = g
+	size := w.opt.Window
+	if size <= 0 {
+		size = len(w.groups)
+	}
+	if w.winAcq >= size {
+		w.endWindow(now)
+	}
+	w.winAcq++
+}
+
+func (w *fileWeights) touched(n int64, hit, late bool, wait time.Duration) {
+	w.tot.Acquisitions++
+	w.tot.BytesTouched += n
+	w.cur.BytesTouched += n
+	w.win.Acquisitions++
+	if hit {
+		w.tot.CacheHits++
+		w.cur.Hits++
+		w.win.Hits++
+		return
+	}
+	w.tot.CacheMisses++
+	w.cur.Misses++
+	w.tot.Stalls++
+	w.cur.Stalls++
+	w.win.Stalls++
+	w.tot.StallTime += wait
+	w.cur.StallTime += wait
+	w.win.StallNanos += int64(wait)
+	if late {
+		w.tot.LateArrivals++
+		w.cur.LateArrivals++
+		w.win.LateArrivals++
+	}
+}
+
+func (w *fileWeights) endPass() {
+	if w.pf != nil {
+		// Groups the graph did not acquire this pass (row-only tables) are
+		// not worth loading ahead next pass.
+		for g, u := range w.used {
+			w.pf.Skip(g, !u)
+			w.used[g] = false
+		}
+	}
+	m := w.moved.Load()
+	w.cur.BytesMoved, w.passMoved = m-w.passMoved, m
+	w.cur.Pass = w.tot.Passes
+	w.cur.Depth = w.depth
+	if rss, err := telemetry.CurrentRSS(); err == nil {
+		w.cur.RSS = rss
+	}
+	if len(w.passes) < MaxPassStats {
+		w.passes = append(w.passes, w.cur)
+	} else {
+		w.passes[w.tot.Passes%MaxPassStats] = w.cur
+	}
+	w.tot.Passes++
+	w.cur = PassStats{}
+}
+
+// endWindow hands the finished window to the policy and applies its depth.
+func (w *fileWeights) endWindow(now time.Time) {
+	o := w.win
+	m := w.moved.Load()
+	o.BytesMoved, w.winMoved = m-w.winMoved, m
+	o.Depth = w.depth
+	o.WindowNanos = int64(now.Sub(w.winStart))
+	if w.cache != nil {
+		o.ResidentPeak = w.cache.Counters().Used
+		o.Budget = w.opt.Budget
+		o.GroupBytes = w.minBudget
+	}
+	d := policy.Next(w.pcfg, o)
+	w.decision = d
+	if w.pf != nil && d.Depth != w.depth {
+		w.depth = d.Depth
+		w.pf.SetDepth(d.Depth)
+	}
+	w.tot.Depth = w.depth
+	w.win = policy.Observation{}
+	w.winStart = now
+	w.winAcq = 0
+}
+
+func (w *fileWeights) stats() Stats {
+	w.mu.Lock()
+	s := w.tot
+	s.BytesMoved = w.moved.Load()
+	s.Depth = w.depth
+	s.LastDecision = w.decision
+	if w.cache != nil {
+		k := w.cache.Counters()
+		s.Evictions += k.Evictions
+		s.PeakWeightBytes = max(s.PeakWeightBytes, k.Peak)
+	}
+	if w.huge != nil {
+		s.HugeMappedBytes, s.SmallMappedBytes, s.RecachedBytes = w.huge.counters()
+	}
+	n := len(w.passes)
+	s.PerPass = make([]PassStats, 0, n)
+	if n < MaxPassStats {
+		s.PerPass = append(s.PerPass, w.passes...)
+	} else {
+		i := int(w.tot.Passes % MaxPassStats)
+		s.PerPass = append(append(s.PerPass, w.passes[i:]...), w.passes[:i]...)
+	}
+	w.mu.Unlock()
+	if u, err := telemetry.Rusage(); err == nil {
+		s.MinorFaults = u.MinorFaults - w.base.MinorFaults
+		s.MajorFaults = u.MajorFaults - w.base.MajorFaults
+		s.PeakRSS = u.PeakRSS
+	}
+	if rss, err := telemetry.CurrentRSS(); err == nil {
+		s.RSS = rss
+	}
+	return s
+}

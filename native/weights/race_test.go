@@ -1,6 +1,6 @@
 //go:build race
 
-package runtime
+package weights
 
 // raceEnabled: the race detector shadows every heap byte and slows the
 // collector, so a process's peak RSS no longer measures what the runtime
