@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,6 +18,7 @@ type Usage struct {
 	PeakRSS     int64 // bytes, ru_maxrss
 	MinorFaults int64
 	MajorFaults int64
+	CPU         time.Duration // user + system time of every thread so far
 }
 
 // Rusage reads this process's resource usage.
@@ -25,7 +27,8 @@ func Rusage() (Usage, error) {
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
 		return Usage{}, fmt.Errorf("telemetry: getrusage: %w", err)
 	}
-	return Usage{PeakRSS: int64(ru.Maxrss) * 1024, MinorFaults: int64(ru.Minflt), MajorFaults: int64(ru.Majflt)}, nil
+	return Usage{PeakRSS: int64(ru.Maxrss) * 1024, MinorFaults: int64(ru.Minflt), MajorFaults: int64(ru.Majflt),
+		CPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano())}, nil
 }
 
 // PeakRSS returns the process's peak resident set size in bytes (0 if unknown).
