@@ -39,6 +39,7 @@ func checkFourRowMatchesDot(t *testing.T, r *rand.Rand, kind fourRowKind) {
 				continue
 			}
 			tested++
+			t.Logf("%s %s %s", k.Name, kind.name, typ)
 			dot := k.Dot(typ)
 			at := ActType(typ)
 			for _, nbk := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 31, 128} {
@@ -102,7 +103,7 @@ func checkFourRowMatchesDot(t *testing.T, r *rand.Rand, kind fourRowKind) {
 // instead of reading past the buffers in assembly.
 func checkFourRowShortInputsPanic(t *testing.T, kind fourRowKind) {
 	for _, k := range Available() {
-		for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0} {
+		for _, typ := range Executable() {
 			d4 := kind.get(k, typ)
 			if d4 == nil {
 				continue

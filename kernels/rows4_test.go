@@ -34,13 +34,19 @@ func TestMatVecRows4Exact(t *testing.T) {
 	defer p.Close()
 	tested := 0
 	for _, k := range Available() {
-		for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0} {
+		for _, typ := range Executable() {
 			if k.DotRows4(typ) == nil {
 				continue
 			}
 			tested++
+			t.Logf("%s %s", k.Name, typ)
 			dot := k.Dot(typ)
-			for _, cols := range []int{13 * 32, 344 * 32} {
+			// Several blocks and super-blocks, and FFN width (43 super-blocks).
+			colsList := []int{13 * 32, 344 * 32}
+			if typ.BlockSize() == 256 {
+				colsList = []int{256, 3 * 256, 43 * 256}
+			}
+			for _, cols := range colsList {
 				ws, _ := RowSize(typ, cols)
 				a := encodeAct(typ, randActivations(r, cols))
 				for _, rows := range []int{1, 3, 4, 5, 7, 19, 64} {
