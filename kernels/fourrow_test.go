@@ -40,61 +40,67 @@ func checkFourRowMatchesDot(t *testing.T, r *rand.Rand, kind fourRowKind) {
 			}
 			tested++
 			t.Logf("%s %s %s", k.Name, kind.name, typ)
-			dot := k.Dot(typ)
-			at := ActType(typ)
-			for _, nbk := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 31, 128} {
-				n := nbk * typ.BlockSize()
-				ws, _ := RowSize(typ, n)
-				rs, _ := RowSize(at, n)
-				// one is the unstrided operand's row, four the strided one's.
-				oneSize, fourSize := ws, rs
-				oneRand := func() []byte { return randWeights(r, typ, n) }
-				fourRand := func() []byte { return encodeAct(typ, randActivations(r, n)) }
-				if kind.stridedW {
-					oneSize, fourSize = rs, ws
-					oneRand, fourRand = fourRand, oneRand
-				}
-				for trial := 0; trial < 6; trial++ {
-					raw := trial%2 == 1
-					one := rawBytes(r, oneSize)
-					if !raw {
-						one = oneRand()
-					}
-					stride := fourSize + r.IntN(3)*7
-					four := rawBytes(r, 3*stride+fourSize)
-					if !raw {
-						for j := 0; j < 4; j++ {
-							copy(four[j*stride:], fourRand())
-						}
-					}
-					w, a := one, four
-					if kind.stridedW {
-						w, a = four, one
-					}
-					y := [4]float32{1, 2, 3, 4}
-					d4(n, w, a, stride, &y)
-					for j := 0; j < 4; j++ {
-						wj, aj := one, four[j*stride:j*stride+fourSize]
-						if kind.stridedW {
-							wj, aj = aj, one
-						}
-						want := dot(n, wj, aj)
-						if math.Float32bits(y[j]) != math.Float32bits(want) {
-							t.Fatalf("%s %s %d blocks raw=%v row %d: %s %g (%#08x), dot %g (%#08x)",
-								k.Name, typ, nbk, raw, j, kind.name, y[j], math.Float32bits(y[j]), want, math.Float32bits(want))
-						}
-					}
-				}
-			}
-			y := [4]float32{1, 2, 3, 4}
-			d4(0, nil, nil, 0, &y)
-			if y != ([4]float32{}) {
-				t.Errorf("%s %s: zero-length %s = %v, want zeros", k.Name, typ, kind.name, y)
-			}
+			checkFourRowRoutine(t, r, kind, k.Name, typ, d4, k.Dot(typ))
 		}
 	}
 	if tested == 0 {
 		t.Skipf("no dispatch path on this CPU has a %s routine", kind.name)
+	}
+}
+
+// checkFourRowRoutine is checkFourRowMatchesDot for one routine d4 of kind
+// against the one-row routine dot it must match bit for bit.
+func checkFourRowRoutine(t *testing.T, r *rand.Rand, kind fourRowKind, label string, typ ggml.Type, d4 fourRowFunc, dot DotFunc) {
+	t.Helper()
+	at := ActType(typ)
+	for _, nbk := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 31, 43, 128} {
+		n := nbk * typ.BlockSize()
+		ws, _ := RowSize(typ, n)
+		rs, _ := RowSize(at, n)
+		// one is the unstrided operand's row, four the strided one's.
+		oneSize, fourSize := ws, rs
+		oneRand := func() []byte { return randWeights(r, typ, n) }
+		fourRand := func() []byte { return encodeAct(typ, randActivations(r, n)) }
+		if kind.stridedW {
+			oneSize, fourSize = rs, ws
+			oneRand, fourRand = fourRand, oneRand
+		}
+		for trial := 0; trial < 6; trial++ {
+			raw := trial%2 == 1
+			one := rawBytes(r, oneSize)
+			if !raw {
+				one = oneRand()
+			}
+			stride := fourSize + r.IntN(3)*7
+			four := rawBytes(r, 3*stride+fourSize)
+			if !raw {
+				for j := 0; j < 4; j++ {
+					copy(four[j*stride:], fourRand())
+				}
+			}
+			w, a := one, four
+			if kind.stridedW {
+				w, a = four, one
+			}
+			y := [4]float32{1, 2, 3, 4}
+			d4(n, w, a, stride, &y)
+			for j := 0; j < 4; j++ {
+				wj, aj := one, four[j*stride:j*stride+fourSize]
+				if kind.stridedW {
+					wj, aj = aj, one
+				}
+				want := dot(n, wj, aj)
+				if math.Float32bits(y[j]) != math.Float32bits(want) {
+					t.Fatalf("%s %s %d blocks raw=%v row %d: %s %g (%#08x), dot %g (%#08x)",
+						label, typ, nbk, raw, j, kind.name, y[j], math.Float32bits(y[j]), want, math.Float32bits(want))
+				}
+			}
+		}
+	}
+	y := [4]float32{1, 2, 3, 4}
+	d4(0, nil, nil, 0, &y)
+	if y != ([4]float32{}) {
+		t.Errorf("%s %s: zero-length %s = %v, want zeros", label, typ, kind.name, y)
 	}
 }
 
