@@ -50,7 +50,8 @@ type benchServeResult struct {
 func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCLI("bench-serve", "bench-serve -m MODEL [--clients 8 | --clients 1,8 --rounds 3] [-np N] [-n 128] [-p 32] [--json]",
 		"Serve the model on a loopback port and drive K concurrent streaming clients through the\n"+
-			"OpenAI completions endpoint (greedy, end-of-text ignored, each with a different prompt).\n"+
+			"OpenAI completions endpoint (greedy, end-of-text ignored, each with a different prompt), with\n"+
+			"serve's scheduling (a step computes at most -b tokens).\n"+
 			"After one untimed warm-up request, reports aggregate generated tok/s, time to first token p50/p99,\n"+
 			"the process CPU time per generated token and peak RSS.\n\n"+
 			"With several K (--clients 1,8) or --rounds R, every (round, K) runs in a fresh process of its own\n"+
@@ -135,7 +136,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if total > 0 {
 		perSlot = total / slots
 	}
-	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: slots, Queue: clients + 1, CtxPerSlot: perSlot})
+	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: slots, Queue: clients + 1, CtxPerSlot: perSlot, StepTokens: mf.batch})
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -24,6 +24,7 @@ import (
 type serveFlags struct {
 	host, apiKey, alias, template string
 	port, slots, queue, chunk     int
+	stepTokens                    int
 	timeout, drain                int
 	maxBody                       int
 }
@@ -35,6 +36,7 @@ func (f *serveFlags) register(c *cli) {
 	c.intVar(&f.slots, "np|parallel", "N", 4, "slots: requests generated concurrently; -c is divided among them")
 	c.intVar(&f.queue, "max-queue", "N", 64, "requests waiting for a slot before new ones get 429")
 	c.intVar(&f.chunk, "prefill-chunk", "N", 64, "prompt tokens a slot computes per scheduler step (long prompts interleave with decoding)")
+	c.intVar(&f.stepTokens, "step-tokens", "N", 0, "tokens one scheduler step computes at most: every generating slot's token, then prompt chunks, oldest first (0 = -b, one pass over the weights; llama-server's -b, vLLM's max_num_batched_tokens)")
 	c.stringVar(&f.apiKey, "api-key", "KEY", "", "require \"Authorization: Bearer KEY\" on every endpoint but /health and /metrics (also read from MEMVANTA_API_KEY)")
 	c.stringVar(&f.alias, "a|alias", "NAME", "", "model id in /v1/models and requests (default: the file name without .gguf)")
 	c.stringVar(&f.template, "chat-template", "NAME|FILE", "", "chat template: a built-in name ("+strings.Join(chat.Builtins(), ", ")+") or a Jinja file (default: the model's own, else "+chat.Fallback+")")
@@ -69,6 +71,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return c.usageErr(stderr, "--max-queue %d: must be >= 1", f.queue)
 	case f.chunk < 1:
 		return c.usageErr(stderr, "--prefill-chunk %d: must be >= 1", f.chunk)
+	case f.stepTokens < 0:
+		return c.usageErr(stderr, "--step-tokens %d: must be >= 0", f.stepTokens)
 	case f.timeout < 1 || f.drain < 0 || f.maxBody < 1024:
 		return c.usageErr(stderr, "--timeout must be >= 1, --drain-timeout >= 0, --max-body >= 1024")
 	}
@@ -134,7 +138,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		hs.Close()
 		return c.usageErr(stderr, "-c %d over -np %d leaves %d positions per slot", slotCtx, f.slots, perSlot)
 	}
-	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk})
+	if f.stepTokens == 0 {
+		f.stepTokens = mf.batch
+	}
+	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk, StepTokens: f.stepTokens})
 	if err != nil {
 		hs.Close()
 		return fail("%v", err)

@@ -3,7 +3,9 @@
 // bounded wait queue, and a loop that advances every active slot by one
 // step at a time — a chunk of prompt for a slot still prefilling, one token
 // for a slot that is generating — so new requests join between steps and a
-// long prompt does not stall the others.
+// long prompt does not stall the others. Options.StepTokens bounds a step's
+// tokens as llama-server's batch and vLLM's token budget do: generating
+// slots first, prompt chunks oldest first in what is left.
 //
 // The forward work of a step goes through a Stepper. PerSeq runs each
 // sequence's chunk through the model in turn (one Forward per sequence);

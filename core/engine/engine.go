@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +21,14 @@ type Options struct {
 	Queue      int // requests waiting for a slot before Submit refuses; default 64
 	CtxPerSlot int // context positions of each slot's cache; <= 0: the model's limit
 	Chunk      int // prompt tokens a prefilling slot computes per step; default 64
+	// StepTokens bounds the tokens one step computes (llama-server's
+	// batch, vLLM's max_num_batched_tokens): every generating slot's token
+	// first, then prompt chunks, oldest request first, in what is left (at
+	// least one token, so prefill always advances). Set to the model's
+	// matrix-multiply batch, a step is one pass over the weights, and a
+	// burst of long prompts cannot stretch the step every generating
+	// stream waits on. <= 0: no bound (each prefilling slot takes Chunk).
+	StepTokens int
 }
 
 // Stats is a snapshot for metrics.
@@ -48,6 +58,7 @@ type Engine struct {
 	idle      chan struct{} // closed and replaced when the engine becomes idle
 	stats     Stats
 	running   int
+	admits    uint64
 	drainStop bool // Drain's deadline passed: stop running requests
 }
 
@@ -59,9 +70,10 @@ type job struct {
 }
 
 type slot struct {
-	seq    Seq
-	tokens []int32 // tokens in seq's cache, in order
-	logits []float32
+	admitted uint64 // admission order of the current request (oldest prefills first)
+	seq      Seq
+	tokens   []int32 // tokens in seq's cache, in order
+	logits   []float32
 
 	j       *job
 	pending []int32 // prompt tokens not computed yet
@@ -192,6 +204,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer e.failQueued()
 	work := make([]Work, 0, len(e.slots))
 	active := make([]*slot, 0, len(e.slots))
+	live := make([]*slot, 0, len(e.slots))
 	for {
 		e.admit()
 		active = active[:0]
@@ -199,6 +212,8 @@ func (e *Engine) Run(ctx context.Context) error {
 		e.mu.Lock()
 		stop := e.drainStop
 		e.mu.Unlock()
+		live = live[:0]
+		decoding := 0
 		for _, s := range e.slots {
 			if s.j == nil {
 				continue
@@ -210,9 +225,27 @@ func (e *Engine) Run(ctx context.Context) error {
 				e.finish(s, "cancelled", err)
 				continue
 			}
+			live = append(live, s)
+			if len(s.pending) == 0 {
+				decoding++
+			}
+		}
+		slices.SortFunc(live, func(a, b *slot) int { return cmp.Compare(a.admitted, b.admitted) })
+		budget := -1 // prompt tokens this step may still take; -1: no bound
+		if e.opt.StepTokens > 0 {
+			budget = max(e.opt.StepTokens-decoding, 1)
+		}
+		for _, s := range live {
 			w := Work{Seq: s.seq}
 			if len(s.pending) > 0 {
 				n := min(len(s.pending), e.opt.Chunk)
+				if budget >= 0 {
+					n = min(n, budget)
+					budget -= n
+				}
+				if n == 0 {
+					continue // waits for a step with room
+				}
 				w.Tokens = s.pending[:n]
 				if n == len(s.pending) {
 					w.Logits = s.logits
@@ -356,7 +389,8 @@ func (e *Engine) start(s *slot, j *job, reuse int) {
 	reuse = min(reuse, len(j.req.Prompt)-1)
 	s.seq.Truncate(reuse)
 	s.tokens = s.tokens[:reuse]
-	s.j = j
+	e.admits++
+	s.j, s.admitted = j, e.admits
 	s.pending = j.req.Prompt[reuse:]
 	s.next = -1
 	smp, err := sample.New(j.req.Sample)

@@ -326,3 +326,77 @@ func TestChunkedPrefillInterleaves(t *testing.T) {
 		t.Errorf("%d steps carried a full prefill chunk beside a decoding token, want about %d; steps %v", chunks, len(long)/8, rec.steps)
 	}
 }
+
+// TestStepTokenBudget: with StepTokens set, no step computes more tokens
+// than the budget (unless the generating slots alone exceed it), the
+// generating sequence keeps its token in every step, prompts are chunked
+// oldest first, and the outputs are those of an unbounded engine.
+func TestStepTokenBudget(t *testing.T) {
+	m, tok := testModel(t, 0)
+	long1 := tok.Encode(strings.Repeat("many words in a long prompt ", 8), true, false)
+	long2 := tok.Encode(strings.Repeat("other words for a second prompt ", 8), true, false)
+	want1, want2 := reference(t, m, tok, long1, 4), reference(t, m, tok, long2, 4) // before the engine uses m
+	rec := &recorder{Stepper: Batched{M: m}}
+	const budget = 10
+	e := startWith(t, rec, tok, Options{Slots: 3, Chunk: 8, StepTokens: budget})
+	short := tok.Encode("short", true, false)
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	defer cancel1()
+	h1, err := e.Submit(ctx1, greedy(0, short)) // generates until cancelled
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h1.Next(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	rec.steps = nil
+	rec.mu.Unlock()
+	h2, err := e.Submit(context.Background(), greedy(4, long1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h3, err := e.Submit(context.Background(), greedy(4, long2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got1, _, err1 := h2.Collect(context.Background())
+	got2, _, err2 := h3.Collect(context.Background())
+	if err1 != nil || err2 != nil || got1 != want1 || got2 != want2 {
+		t.Errorf("budgeted outputs %q, %q (%v, %v); unbounded reference %q, %q", got1, got2, err1, err2, want1, want2)
+	}
+	cancel1()
+	_, _, _ = h1.Collect(context.Background())
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	full, first3 := 0, true
+	for _, s := range rec.steps {
+		if len(s) == 3 && first3 {
+			first3 = false
+			if s[1] != 8 || s[2] != 1 {
+				t.Errorf("first step with both prompts %v: want the older prompt's full chunk (8) and 1 token of the newer", s)
+			}
+		}
+		total := 0
+		ones := 0
+		for _, n := range s {
+			total += n
+			if n == 1 {
+				ones++
+			}
+		}
+		if total > budget {
+			t.Errorf("step computed %d tokens, budget %d: %v", total, budget, s)
+		}
+		if total == budget {
+			full++
+		}
+		if ones == 0 && len(s) > 0 {
+			t.Errorf("a step without the generating sequence's token: %v", s)
+		}
+	}
+	// While both prompts are pending, every step is full: 1 + 8 + 1.
+	if min := len(long1)/9 - 1; full < min {
+		t.Errorf("%d steps used the whole budget, want at least %d: %v", full, min, rec.steps)
+	}
+}
