@@ -19,6 +19,15 @@ func dotRows4Q5_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
 //go:noescape
 func dotRows4IQ4_XSQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
 
+//go:noescape
+func dotRows4IQ4_NLQ8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q3_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q2_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
+
 // avx2Rows4K lists this file's routines for the dispatch table; each is
 // bit-identical to the avx2 path's one-row routine for its type.
 var avx2Rows4K = []archDot4{
@@ -26,4 +35,7 @@ var avx2Rows4K = []archDot4{
 	{ggml.Q5_K, dotRows4Q5_KQ8_KAVX2},
 	{ggml.Q6_K, dotRows4Q6_KQ8_KAVX2},
 	{ggml.IQ4_XS, dotRows4IQ4_XSQ8_KAVX2},
+	{ggml.IQ4_NL, dotRows4IQ4_NLQ8_0AVX2},
+	{ggml.Q3_K, dotRows4Q3_KQ8_KAVX2},
+	{ggml.Q2_K, dotRows4Q2_KQ8_KAVX2},
 }

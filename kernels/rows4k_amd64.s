@@ -562,3 +562,281 @@ r4iq4xsloop:
 r4iq4xsdone:
 	VZEROUPPER
 	RET
+
+// ---- IQ4_NL against Q8_0: one 32-element block per step as the one-row
+// routine does (even blocks into Y8..Y11, odd into Y12..Y15 for rows
+// 0..3, added and summed at the end as there), the activation block and
+// its absolute value loaded once for the four rows.
+
+// Horizontal sum of the 8 floats of y into lane 0 of x (HSUMPS).
+#define HSUMPSK(y, x, t) \
+	VEXTRACTF128 $1, y, t; \
+	VADDPS t, x, x; \
+	VPERMILPS $0x4E, x, t; \
+	VADDPS t, x, x; \
+	VMOVSHDUP x, t; \
+	VADDSS t, x, x
+
+// X1 = [d_w(row j)·d_a] for j = 0..3 (SCALESR4X in dot_amd64.s).
+#define SCALESR4K(wo, ao) \
+	MOVWLZX ao(DI), AX; \
+	VMOVD AX, X0; \
+	VCVTPH2PS X0, X0; \
+	VBROADCASTSS X0, X0; \
+	MOVWLZX wo(SI), AX; \
+	MOVWLZX wo(R10), BX; \
+	SHLL $16, BX; \
+	ORL BX, AX; \
+	MOVWLZX wo(R11), DX; \
+	MOVWLZX wo(R12), BX; \
+	SHLL $16, BX; \
+	ORL BX, DX; \
+	SHLQ $32, DX; \
+	ORQ DX, AX; \
+	VMOVQ AX, X1; \
+	VCVTPH2PS X1, X1; \
+	VMULPS X0, X1, X1
+
+// Weight row r's block as IQ4_NL_BLK computes it: Y3 = activations, Y5 =
+// their absolute values, Y6 = 1 words, Y7 = the codebook.
+#define IQNLR4_ROW(wo, r, sel, acc) \
+	VPERMILPS sel, X1, X0; \
+	VBROADCASTSS X0, Y0; \
+	VMOVDQU wo+2(r), X2; \
+	VPSRLW $4, X2, X4; \
+	VINSERTI128 $1, X4, Y2, Y2; \
+	VPAND c0fk32<>(SB), Y2, Y2; \
+	VPSHUFB Y2, Y7, Y2; \
+	VPSIGNB Y3, Y2, Y2; \
+	VPMADDUBSW Y2, Y5, Y4; \
+	VPMADDWD Y6, Y4, Y4; \
+	VCVTDQ2PS Y4, Y4; \
+	VFMADD231PS Y4, Y0, acc
+
+#define IQNLR4_BLK(wo, ao, a0, a1, a2, a3) \
+	SCALESR4K(wo, ao); \
+	VMOVDQU ao+2(DI), Y3; \
+	VPABSB Y3, Y5; \
+	IQNLR4_ROW(wo, SI, $0x00, a0); \
+	IQNLR4_ROW(wo, R10, $0x01, a1); \
+	IQNLR4_ROW(wo, R11, $0x02, a2); \
+	IQNLR4_ROW(wo, R12, $0x03, a3)
+
+// Row end as in the one-row routine: even + odd, horizontal sum, store.
+#define FINK(e, o, off) \
+	VADDPS o, e, Y0; \
+	HSUMPSK(Y0, X0, X1); \
+	MOVSS X0, off(R9)
+
+DATA cw1k<>+0(SB)/4, $0x00010001
+GLOBL cw1k<>(SB), RODATA|NOPTR, $4
+
+// func dotRows4IQ4_NLQ8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4IQ4_NLQ8_0AVX2(SB), NOSPLIT, $0-40
+	ARGSR4K
+	VPBROADCASTD cw1k<>(SB), Y6
+	VBROADCASTI128 iq4kvk<>(SB), Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+r4iqnlloop:
+	CMPQ CX, $2
+	JLT r4iqnltail
+	PFK4(0)
+	IQNLR4_BLK(0, 0, Y8, Y9, Y10, Y11)
+	IQNLR4_BLK(18, 34, Y12, Y13, Y14, Y15)
+	ADVK4(36)
+	ADDQ $68, DI
+	SUBQ $2, CX
+	JMP r4iqnlloop
+r4iqnltail:
+	TESTQ CX, CX
+	JZ r4iqnldone
+	IQNLR4_BLK(0, 0, Y8, Y9, Y10, Y11)
+r4iqnldone:
+	FINK(Y8, Y12, 0)
+	FINK(Y9, Y13, 4)
+	FINK(Y10, Y14, 8)
+	FINK(Y11, Y15, 12)
+	VZEROUPPER
+	RET
+
+// ---- Q2_K and Q3_K: row by row within a super-block as the one-row
+// routines compute it (PAIRR4 with the activations from memory), the four
+// rows' sums reduced and finished together.
+
+DATA c03k32<>+0(SB)/8, $0x0303030303030303
+DATA c03k32<>+8(SB)/8, $0x0303030303030303
+DATA c03k32<>+16(SB)/8, $0x0303030303030303
+DATA c03k32<>+24(SB)/8, $0x0303030303030303
+GLOBL c03k32<>(SB), RODATA|NOPTR, $32
+
+// Q2_K row r: mins (high nibbles of the 16 scale bytes) times the bsum
+// pairs as 8 int32 in m; acc = Σ_pairs scale·(q·a) over the 256 values
+// (Q2K_HALF ×2 with the low nibbles as scales). Y15 = 0x03 bytes.
+#define Q2KR4_ROW(r, acc, m) \
+	VMOVDQU 0(r), X2; \
+	VPSRLW $4, X2, X3; \
+	VPAND c0fk32<>(SB), X3, X3; \
+	VPAND c0fk32<>(SB), X2, X2; \
+	VPMOVZXBW X3, m; \
+	VPMADDWD 260(DI), m, m; \
+	VPMOVZXBW X2, Y1; \
+	VPXOR acc, acc, acc; \
+	VPERMQ $0x44, Y1, Y9; \
+	VMOVDQU 16(r), Y0; \
+	VPAND Y15, Y0, Y2; \
+	PAIRR4(4, 0, acc); \
+	VPSRLW $2, Y0, Y2; \
+	VPAND Y15, Y2, Y2; \
+	PAIRR4(36, 1, acc); \
+	VPSRLW $4, Y0, Y2; \
+	VPAND Y15, Y2, Y2; \
+	PAIRR4(68, 2, acc); \
+	VPSRLW $6, Y0, Y2; \
+	VPAND Y15, Y2, Y2; \
+	PAIRR4(100, 3, acc); \
+	VPERMQ $0xEE, Y1, Y9; \
+	VMOVDQU 48(r), Y0; \
+	VPAND Y15, Y0, Y2; \
+	PAIRR4(132, 0, acc); \
+	VPSRLW $2, Y0, Y2; \
+	VPAND Y15, Y2, Y2; \
+	PAIRR4(164, 1, acc); \
+	VPSRLW $4, Y0, Y2; \
+	VPAND Y15, Y2, Y2; \
+	PAIRR4(196, 2, acc); \
+	VPSRLW $6, Y0, Y2; \
+	VPAND Y15, Y2, Y2; \
+	PAIRR4(228, 3, acc)
+
+// func dotRows4Q2_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q2_KQ8_KAVX2(SB), NOSPLIT, $0-40
+	ARGSR4K
+	VPBROADCASTD c03k<>(SB), Y15
+	VXORPS X10, X10, X10
+	TESTQ CX, CX
+	JZ r4q2kdone
+r4q2kloop:
+	PFK4(0)
+	PFK4(64)
+	Q2KR4_ROW(SI, Y4, Y11)
+	Q2KR4_ROW(R10, Y5, Y12)
+	Q2KR4_ROW(R11, Y6, Y13)
+	Q2KR4_ROW(R12, Y7, Y14)
+	RED4(Y4, Y5, Y6, Y7)
+	RED4(Y11, Y12, Y13, Y14)
+	RED8F(Y4, Y11)
+	VMOVDQU kdeint<>(SB), Y9
+	KDMIN4(80)
+	KFIN4_MIN
+	ADVK4(84)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ r4q2kloop
+r4q2kdone:
+	VMOVUPS X10, (R9)
+	VZEROUPPER
+	RET
+
+DATA c03k<>+0(SB)/4, $0x03030303
+GLOBL c03k<>(SB), RODATA|NOPTR, $4
+DATA c04k<>+0(SB)/4, $0x04040404
+GLOBL c04k<>(SB), RODATA|NOPTR, $4
+
+// Q3_K scale decode, vectorised: the 16 bytes at 94 of the block end with
+// the 12 scale bytes at 2..13 as A (2..5), B (6..9), C (10..13) (the load
+// stays inside the 110-byte block). q3idxAB gathers [A, B, A, B] and q3srlAB
+// shifts the last two dwords by 4 (low nibbles of sc0-7, high of sc8-15);
+// q3idxC gathers C four times and q3srlC shifts dword k by 2k (the two high
+// bits of sc4k..4k+3).
+DATA q3idxAB<>+0(SB)/8, $0x0908070605040302
+DATA q3idxAB<>+8(SB)/8, $0x0908070605040302
+GLOBL q3idxAB<>(SB), RODATA|NOPTR, $16
+DATA q3srlAB<>+0(SB)/8, $0
+DATA q3srlAB<>+8(SB)/8, $0x0000000400000004
+GLOBL q3srlAB<>(SB), RODATA|NOPTR, $16
+DATA q3idxC<>+0(SB)/8, $0x0d0c0b0a0d0c0b0a
+DATA q3idxC<>+8(SB)/8, $0x0d0c0b0a0d0c0b0a
+GLOBL q3idxC<>(SB), RODATA|NOPTR, $16
+DATA q3srlC<>+0(SB)/8, $0x0000000200000000
+DATA q3srlC<>+8(SB)/8, $0x0000000600000004
+GLOBL q3srlC<>(SB), RODATA|NOPTR, $16
+DATA c20k32<>+0(SB)/8, $0x2020202020202020
+DATA c20k32<>+8(SB)/8, $0x2020202020202020
+GLOBL c20k32<>(SB), RODATA|NOPTR, $16
+
+// X1 = row r's sixteen Q3_K scales minus 32 as bytes (the one-row
+// routine's scalar decode then VPSUBB). Clobbers X2.
+#define Q3KR4_SCALES(r) \
+	VMOVDQU 94(r), X2; \
+	VPSHUFB q3idxAB<>(SB), X2, X1; \
+	VPSRLVD q3srlAB<>(SB), X1, X1; \
+	VPAND c0fk32<>(SB), X1, X1; \
+	VPSHUFB q3idxC<>(SB), X2, X2; \
+	VPSRLVD q3srlC<>(SB), X2, X2; \
+	VPAND c03k32<>(SB), X2, X2; \
+	VPSLLW $4, X2, X2; \
+	VPOR X2, X1, X1; \
+	VPSUBB c20k32<>(SB), X1, X1
+
+// One 32-element chunk of Q3_K (Q3K_CHUNK): 2 low bits at shift qs of Y0,
+// hmask (Y11) bit moved to bit 2 by hop $hc; Y13 = 0x03, Y15 = 0x04.
+#define Q3KR4_CHUNK(qs, hop, hc, ao, k, acc) \
+	VPSRLW $qs, Y0, Y2; \
+	VPAND Y13, Y2, Y2; \
+	hop $hc, Y11, Y8; \
+	VPAND Y15, Y8, Y8; \
+	VPOR Y8, Y2, Y2; \
+	PAIRR4(ao, k, acc)
+
+#define Q3KR4_ROW(r, acc) \
+	Q3KR4_SCALES(r); \
+	VPMOVSXBW X1, Y1; \
+	VPMADDWD 260(DI), Y1, Y2; \
+	VPSLLD $2, Y2, Y2; \
+	VPXOR acc, acc, acc; \
+	VPSUBD Y2, acc, acc; \
+	VMOVDQU 0(r), Y11; \
+	VPERMQ $0x44, Y1, Y9; \
+	VMOVDQU 32(r), Y0; \
+	Q3KR4_CHUNK(0, VPSLLW, 2, 4, 0, acc); \
+	Q3KR4_CHUNK(2, VPSLLW, 1, 36, 1, acc); \
+	Q3KR4_CHUNK(4, VPSRLW, 0, 68, 2, acc); \
+	Q3KR4_CHUNK(6, VPSRLW, 1, 100, 3, acc); \
+	VPERMQ $0xEE, Y1, Y9; \
+	VMOVDQU 64(r), Y0; \
+	Q3KR4_CHUNK(0, VPSRLW, 2, 132, 0, acc); \
+	Q3KR4_CHUNK(2, VPSRLW, 3, 164, 1, acc); \
+	Q3KR4_CHUNK(4, VPSRLW, 4, 196, 2, acc); \
+	Q3KR4_CHUNK(6, VPSRLW, 5, 228, 3, acc)
+
+// func dotRows4Q3_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q3_KQ8_KAVX2(SB), NOSPLIT, $0-40
+	ARGSR4K
+	VPBROADCASTD c04k<>(SB), Y15
+	VPBROADCASTD c03k<>(SB), Y13
+	VXORPS X10, X10, X10
+	TESTQ CX, CX
+	JZ r4q3kdone
+r4q3kloop:
+	PFK4(0)
+	PFK4(64)
+	Q3KR4_ROW(SI, Y4)
+	Q3KR4_ROW(R10, Y5)
+	Q3KR4_ROW(R11, Y6)
+	Q3KR4_ROW(R12, Y7)
+	KFIN4_D(108, Y4, Y5, Y6, Y7, X4)
+	ADVK4(110)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ r4q3kloop
+r4q3kdone:
+	VMOVUPS X10, (R9)
+	VZEROUPPER
+	RET
