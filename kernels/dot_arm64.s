@@ -8,49 +8,7 @@
 // widens each product (|p| <= 16384) on its own.
 
 #include "textflag.h"
-
-// Vd.8H = Vn.8B × Vm.8B (signed), and the accumulate / upper-half forms.
-#define SMULL8H(d, n, m) WORD $(0x0E20C000 | ((m)<<16) | ((n)<<5) | (d))
-#define SMULL2_8H(d, n, m) WORD $(0x4E20C000 | ((m)<<16) | ((n)<<5) | (d))
-#define SMLAL8H(d, n, m) WORD $(0x0E208000 | ((m)<<16) | ((n)<<5) | (d))
-#define SMLAL2_8H(d, n, m) WORD $(0x4E208000 | ((m)<<16) | ((n)<<5) | (d))
-// Vd.4S = Vn.4H × Vm.4H (signed); SMLAL2_4S accumulates the upper halves.
-#define SMULL4S(d, n, m) WORD $(0x0E60C000 | ((m)<<16) | ((n)<<5) | (d))
-#define SMLAL4S(d, n, m) WORD $(0x0E608000 | ((m)<<16) | ((n)<<5) | (d))
-#define SMLAL2_4S(d, n, m) WORD $(0x4E608000 | ((m)<<16) | ((n)<<5) | (d))
-// Vd.4S += Vn.4H × Vm.H[i] (lower / upper four lanes of Vn); m ≤ 15.
-#define SMLALE(d, n, m, i) WORD $(0x0F402000 | ((((i)>>2)&1)<<11) | ((((i)>>1)&1)<<21) | (((i)&1)<<20) | ((m)<<16) | ((n)<<5) | (d))
-#define SMLAL2E(d, n, m, i) WORD $(0x4F402000 | ((((i)>>2)&1)<<11) | ((((i)>>1)&1)<<21) | (((i)&1)<<20) | ((m)<<16) | ((n)<<5) | (d))
-// Vd.4S = pairwise sums of Vn.8H (SADDLP), or += (SADALP).
-#define SADDLP4S(d, n) WORD $(0x4E602800 | ((n)<<5) | (d))
-#define SADALP4S(d, n) WORD $(0x4E606800 | ((n)<<5) | (d))
-// Vd.8H = sign-extended Vn.8B (lower / upper half).
-#define SXTL8H(d, n) WORD $(0x0F08A400 | ((n)<<5) | (d))
-#define SXTL2_8H(d, n) WORD $(0x4F08A400 | ((n)<<5) | (d))
-// Vd.4S = float(Vn.4S int32).
-#define SCVTF4S(d, n) WORD $(0x4E21D800 | ((n)<<5) | (d))
-// Vd.4S += Vn.4S × Vm.S[0].
-#define FMLAS0(d, n, m) WORD $(0x4F801000 | ((m)<<16) | ((n)<<5) | (d))
-// Vd.4S = Vn.4S + Vm.4S; pairwise add; Sd = Vn.S[0] + Vn.S[1].
-#define FADD4S(d, n, m) WORD $(0x4E20D400 | ((m)<<16) | ((n)<<5) | (d))
-#define FADDP4S(d, n, m) WORD $(0x6E20D400 | ((m)<<16) | ((n)<<5) | (d))
-#define FADDPS(d, n) WORD $(0x7E30D800 | ((n)<<5) | (d))
-// Vd.4S = float(Vn.4H half) lower / upper half.
-#define FCVTL4S(d, n) WORD $(0x0E217800 | ((n)<<5) | (d))
-#define FCVTL2_4S(d, n) WORD $(0x4E217800 | ((n)<<5) | (d))
-
-// F9 = fp16(R4) * fp16(R5).
-#define DPRODH \
-	FMOVS R4, F9; \
-	FCVTHS F9, F9; \
-	FMOVS R5, F10; \
-	FCVTHS F10, F10; \
-	FMULS F10, F9, F9
-
-// F0 = horizontal sum of V16.4S.
-#define HSUM16 \
-	FADDP4S(16, 16, 16); \
-	FADDPS(0, 16)
+#include "neon_arm64.h"
 
 // func dotQ4_0Q8_0NEON(nb int, w, a *byte) float32
 TEXT ·dotQ4_0Q8_0NEON(SB), NOSPLIT, $0-28
@@ -848,8 +806,6 @@ bf16done:
 
 // ---- ARMv8.2 dot-product (SDOT) variants, used when the CPU has ASIMDDP.
 
-// Vd.4S += Σ of each 4 consecutive Vn.16B × Vm.16B (signed int8, exact).
-#define SDOT4S(d, n, m) WORD $(0x4E809400 | ((m)<<16) | ((n)<<5) | (d))
 
 // One Q4_0 / Q8_0 block with SDOT into accumulator V(acc); the callers
 // alternate two accumulators so the FMLA latency chain does not bound the
@@ -930,10 +886,6 @@ dq80done:
 	FMOVS F0, ret+24(FP)
 	RET
 
-// Vd.4S += Vn.4S × Vm.S[i] (int32); Vd.4S = sign-extended Vn.4H (lower/upper).
-#define MLAS(d, n, m, i) WORD $(0x6F800000 | (((i)&1)<<21) | ((((i)>>1)&1)<<11) | ((m)<<16) | ((n)<<5) | (d))
-#define SXTL4S(d, n) WORD $(0x0F10A400 | ((n)<<5) | (d))
-#define SXTL2_4S(d, n) WORD $(0x4F10A400 | ((n)<<5) | (d))
 
 // Q4_K chunk j with SDOT: sub-block sums in V9/V10, scaled by the int32
 // scales in V17 (0..3) / V18 (4..7).

@@ -1,6 +1,10 @@
 package kernels
 
-import "github.com/memvanta/memvanta/core/ggml"
+import (
+	"fmt"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
 
 // archDot pairs a weight type with its assembly routine.
 type archDot struct {
@@ -35,5 +39,57 @@ func wrapAsm(t ggml.Type, f asmDot) DotFunc {
 		_ = w[nb*ws-1]
 		_ = a[nb*as-1]
 		return f(nb, &w[0], &a[0])
+	}
+}
+
+// archDot4 pairs a weight type with a four-row routine (Dot4 or DotRows4
+// convention), which must be bit-identical to the same path's one-row routine.
+type archDot4 struct {
+	t ggml.Type
+	f asmDot4
+}
+
+// wrapAsm4 adapts a four-activation-row assembly routine to Dot4Func with
+// wrapAsm's bounds discipline: the last byte of w and of the fourth
+// activation row are touched in Go, and a stride shorter than a row (rows
+// overlapping or running backwards) is a caller bug that panics here.
+func wrapAsm4(t ggml.Type, f asmDot4) Dot4Func {
+	bs := t.BlockSize()
+	ws := t.TypeSize()
+	as := ActType(t).TypeSize()
+	return func(n int, w, a []byte, stride int, y *[4]float32) {
+		nb := n / bs
+		if nb <= 0 {
+			*y = [4]float32{}
+			return
+		}
+		if stride < nb*as {
+			panic(fmt.Sprintf("kernels: dot4 %s: stride %d shorter than the %d-byte activation row", t, stride, nb*as))
+		}
+		_ = w[nb*ws-1]
+		_ = a[3*stride+nb*as-1]
+		f(nb, &w[0], &a[0], stride, y)
+	}
+}
+
+// wrapAsmRows4 is wrapAsm4 for the four-weight-row routines: the stride
+// steps through w, and the last byte of the fourth weight row and of a are
+// touched in Go.
+func wrapAsmRows4(t ggml.Type, f asmDot4) DotRows4Func {
+	bs := t.BlockSize()
+	ws := t.TypeSize()
+	as := ActType(t).TypeSize()
+	return func(n int, w, a []byte, stride int, y *[4]float32) {
+		nb := n / bs
+		if nb <= 0 {
+			*y = [4]float32{}
+			return
+		}
+		if stride < nb*ws {
+			panic(fmt.Sprintf("kernels: dotRows4 %s: stride %d shorter than the %d-byte weight row", t, stride, nb*ws))
+		}
+		_ = w[3*stride+nb*ws-1]
+		_ = a[nb*as-1]
+		f(nb, &w[0], &a[0], stride, y)
 	}
 }

@@ -1,0 +1,112 @@
+package kernels
+
+import "github.com/memvanta/memvanta/core/ggml"
+
+// asmDot4 is the four-row convention of dot4_arm64.s: nb blocks; the four
+// strided rows (activations for Dot4, weights for DotRows4) start at
+// p, p+stride, p+2*stride, p+3*stride; results go to y[0..3].
+type asmDot4 func(nb int, w, a *byte, stride int, y *[4]float32)
+
+// neonRows4s and neonDot4s are the four-weight-row (MatVec) and
+// four-activation-row (MatMul) routines matching neonDots; the Dotprod lists
+// match neonDotprodDots. Each is bit-identical to its one-row routine
+// (TestNEONFourRowMatchesDot checks every entry against it directly). The
+// K-quant and IQ4_XS routines are ARMv8.0 code on both lists: their one-row
+// routines' integer sums are exact either way, so one routine matches both.
+var neonRows4s = []archDot4{
+	{ggml.Q4_0, dotRows4Q4_0Q8_0NEON},
+	{ggml.Q8_0, dotRows4Q8_0Q8_0NEON},
+	{ggml.IQ4_NL, dotRows4IQ4_NLQ8_0NEON},
+	{ggml.Q4_K, dotRows4Q4_KQ8_KNEON},
+	{ggml.Q5_K, dotRows4Q5_KQ8_KNEON},
+	{ggml.Q6_K, dotRows4Q6_KQ8_KNEON},
+	{ggml.IQ4_XS, dotRows4IQ4_XSQ8_KNEON},
+}
+
+var neonDot4s = []archDot4{
+	{ggml.Q4_0, dot4Q4_0Q8_0NEON},
+	{ggml.Q8_0, dot4Q8_0Q8_0NEON},
+	{ggml.IQ4_NL, dot4IQ4_NLQ8_0NEON},
+	{ggml.Q4_K, dot4Q4_KQ8_KNEON},
+	{ggml.Q5_K, dot4Q5_KQ8_KNEON},
+	{ggml.Q6_K, dot4Q6_KQ8_KNEON},
+	{ggml.IQ4_XS, dot4IQ4_XSQ8_KNEON},
+}
+
+var neonDotprodRows4s = []archDot4{
+	{ggml.Q4_0, dotRows4Q4_0Q8_0NEONDot},
+	{ggml.Q8_0, dotRows4Q8_0Q8_0NEONDot},
+	{ggml.IQ4_NL, dotRows4IQ4_NLQ8_0NEONDot},
+	{ggml.Q4_K, dotRows4Q4_KQ8_KNEON},
+	{ggml.Q6_K, dotRows4Q6_KQ8_KNEON},
+	{ggml.IQ4_XS, dotRows4IQ4_XSQ8_KNEON},
+}
+
+var neonDotprodDot4s = []archDot4{
+	{ggml.Q4_0, dot4Q4_0Q8_0NEONDot},
+	{ggml.Q8_0, dot4Q8_0Q8_0NEONDot},
+	{ggml.IQ4_NL, dot4IQ4_NLQ8_0NEONDot},
+	{ggml.Q4_K, dot4Q4_KQ8_KNEON},
+	{ggml.Q6_K, dot4Q6_KQ8_KNEON},
+	{ggml.IQ4_XS, dot4IQ4_XSQ8_KNEON},
+}
+
+//go:noescape
+func dotRows4Q4_0Q8_0NEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q4_0Q8_0NEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q4_0Q8_0NEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q4_0Q8_0NEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q8_0Q8_0NEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q8_0Q8_0NEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q8_0Q8_0NEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q8_0Q8_0NEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4IQ4_NLQ8_0NEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4IQ4_NLQ8_0NEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4IQ4_NLQ8_0NEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4IQ4_NLQ8_0NEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q4_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q4_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q5_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q5_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q6_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q6_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4IQ4_XSQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4IQ4_XSQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)

@@ -1,0 +1,57 @@
+package kernels
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
+
+// TestNEONFourRowMatchesDot checks every listed NEON four-row routine
+// against the one-row routine of the table it is listed for, bit for bit,
+// independent of what the dispatch tables install (see
+// checkFourRowRoutine). The SDOT lists run only on CPUs with ASIMDDP (under
+// qemu: -cpu max or cortex-a76; -cpu cortex-a53 has none).
+func TestNEONFourRowMatchesDot(t *testing.T) {
+	r := rand.New(rand.NewPCG(311, 312))
+	one := func(list []archDot, typ ggml.Type) DotFunc {
+		for _, d := range list {
+			if d.t == typ {
+				return wrapAsm(typ, d.f)
+			}
+		}
+		return nil
+	}
+	type table struct {
+		name         string
+		dots         []archDot
+		rows4, dot4s []archDot4
+	}
+	tables := []table{{"neon-v8.0", neonDots, neonRows4s, neonDot4s}}
+	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
+		tables = append(tables, table{"neon-dotprod", neonDotprodDots, neonDotprodRows4s, neonDotprodDot4s})
+	} else {
+		t.Log("no ASIMDDP: the SDOT lists are not checked")
+	}
+	for _, tb := range tables {
+		for _, c := range []struct {
+			kind fourRowKind
+			list []archDot4
+		}{{rows4Kind, tb.rows4}, {dot4Kind, tb.dot4s}} {
+			for _, d := range c.list {
+				dot := one(tb.dots, d.t)
+				if dot == nil {
+					t.Fatalf("%s %s %s: no one-row routine of that table to match", tb.name, c.kind.name, d.t)
+				}
+				var f fourRowFunc = wrapAsm4(d.t, d.f)
+				if c.kind.stridedW {
+					f = wrapAsmRows4(d.t, d.f)
+				}
+				t.Logf("%s %s %s", tb.name, c.kind.name, d.t)
+				checkFourRowRoutine(t, r, c.kind, tb.name+" (direct)", d.t, f, dot)
+			}
+		}
+	}
+}
