@@ -54,13 +54,14 @@ func TestMatMulDot4Exact(t *testing.T) {
 	r := rand.New(rand.NewPCG(95, 96))
 	p := NewPool(3)
 	defer p.Close()
-	for _, k := range Available() {
+	for _, k := range fourRowPaths() {
 		k = withoutGemm(k)
-		for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0} {
+		for _, typ := range Executable() {
 			if k.Dot4(typ) == nil {
 				continue
 			}
-			const rows, cols = 19, 13 * 32
+			const rows = 19
+			cols := 13 * typ.BlockSize()
 			ws, _ := RowSize(typ, cols)
 			as, _ := RowSize(ActType(typ), cols)
 			w := make([]byte, 0, rows*ws)

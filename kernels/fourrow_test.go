@@ -25,6 +25,11 @@ var (
 	rows4Kind = fourRowKind{"rows4", func(k *Impl, t ggml.Type) fourRowFunc { return k.DotRows4(t) }, true}
 )
 
+// fourRowPaths are the dispatch paths whose four-row routines the tests
+// check: every Available one plus the variants this CPU does not dispatch
+// (arm64 with ASIMDDP: the ARMv8.0 table).
+func fourRowPaths() []*Impl { return append(Available(), simdExtraPaths()...) }
+
 // checkFourRowMatchesDot checks that every routine of kind equals four calls
 // of the same path's one-row routine bit for bit, for every block count
 // (the one-row routines have 4-, 2- and 1-block steps, so counts 1..9 hit
@@ -32,7 +37,7 @@ var (
 // (NaN/Inf scales, every quant pattern).
 func checkFourRowMatchesDot(t *testing.T, r *rand.Rand, kind fourRowKind) {
 	tested := 0
-	for _, k := range Available() {
+	for _, k := range fourRowPaths() {
 		for _, typ := range Executable() {
 			d4 := kind.get(k, typ)
 			if d4 == nil {
@@ -108,7 +113,7 @@ func checkFourRowRoutine(t *testing.T, r *rand.Rand, kind fourRowKind, label str
 // weight or activation buffer, or a stride below a row, panics in Go
 // instead of reading past the buffers in assembly.
 func checkFourRowShortInputsPanic(t *testing.T, kind fourRowKind) {
-	for _, k := range Available() {
+	for _, k := range fourRowPaths() {
 		for _, typ := range Executable() {
 			d4 := kind.get(k, typ)
 			if d4 == nil {
