@@ -1277,3 +1277,385 @@ d4iq4xsloop:
 d4iq4xsdone:
 	STOREACC4
 	RET
+
+// ---- SDOT four-row variants of Q4_K, Q6_K and IQ4_XS for the ASIMDDP
+// table. Same exact integers as the routines above (and as both one-row
+// routines), fewer instructions: sub-block sums with SDOT, scaled by int32
+// scales with MLA by element (any V register may hold those scales).
+
+// V(acc) += chunk j's two sub-block sums (nibbles V7, V8 / V0, V1 against
+// V2, V3 / V4, V5) × scales 2j, 2j+1, which are lanes of V(slo) (scales
+// 0..3) or V(shi) (4..7); V9, V10 scratch (Q4K_DCHUNK's sums).
+#define K4DPROD(slo, shi, acc, j) \
+	VEOR V9.B16, V9.B16, V9.B16; \
+	SDOT4S(9, 7, 2); \
+	SDOT4S(9, 8, 3); \
+	VEOR V10.B16, V10.B16, V10.B16; \
+	SDOT4S(10, 0, 4); \
+	SDOT4S(10, 1, 5); \
+	MLAS(acc, 9, slo+(j/2)*(shi-slo), (2*j)%4); \
+	MLAS(acc, 10, slo+(j/2)*(shi-slo), (2*j+1)%4)
+
+// Four weight rows' heads for the SDOT chunks: bsum pairs in V4, row r's
+// scales as int32 in V11+r (0..3) and V28+r (4..7), min terms F20..F23.
+#define K4DSC(wp, slo, shi, fm) \
+	K4SCMIN(wp, V7, F7, V5, F5); \
+	VUXTL V7.H4, slo.S4; \
+	VUXTL2 V7.H8, shi.S4; \
+	K4MINSUM(4, 5, fm)
+
+#define K4DROWS4HEAD \
+	ADD $260, R2, R14; \
+	VLD1 (R14), [V2.H8, V3.H8]; \
+	VADDP V3.H8, V2.H8, V4.H8; \
+	K4DSC(R1, V11, V28, F20); \
+	K4DSC(R19, V12, V29, F21); \
+	K4DSC(R20, V13, V30, F22); \
+	K4DSC(R21, V14, V31, F23)
+
+#define Q4K_DR4CHUNK(j) \
+	VLD1.P 64(R14), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	VLD1.P 32(R22), [V0.B16, V1.B16]; \
+	K4SPLIT; \
+	K4DPROD(11, 28, 16, j); \
+	VLD1.P 32(R23), [V0.B16, V1.B16]; \
+	K4SPLIT; \
+	K4DPROD(12, 29, 17, j); \
+	VLD1.P 32(R24), [V0.B16, V1.B16]; \
+	K4SPLIT; \
+	K4DPROD(13, 30, 18, j); \
+	VLD1.P 32(R25), [V0.B16, V1.B16]; \
+	K4SPLIT; \
+	K4DPROD(14, 31, 19, j)
+
+// func dotRows4Q4_KQ8_KNEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q4_KQ8_KNEONDot(SB), NOSPLIT, $0-40
+	ROWS4ARGSK
+	VMOVI $15, V15.B16
+	ZEROACC4
+	CBZ R0, r4dq4kdone
+r4dq4kloop:
+	K4DROWS4HEAD
+	ZEROSUMI4
+	ADD $4, R2, R14
+	ADD $16, R1, R22
+	ADD $16, R19, R23
+	ADD $16, R20, R24
+	ADD $16, R21, R25
+	Q4K_DR4CHUNK(0)
+	Q4K_DR4CHUNK(1)
+	Q4K_DR4CHUNK(2)
+	Q4K_DR4CHUNK(3)
+	K4ROWS4TAIL
+	ADD $144, R1, R1
+	ADD $144, R19, R19
+	ADD $144, R20, R20
+	ADD $144, R21, R21
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE r4dq4kloop
+r4dq4kdone:
+	STOREACC4
+	RET
+
+// One weight row: scales as int32 in V28 (0..3), V29 (4..7).
+#define Q4K_DD4CHUNK(j) \
+	VLD1.P 32(R14), [V0.B16, V1.B16]; \
+	K4SPLIT; \
+	VLD1.P 64(R22), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	K4DPROD(28, 29, 16, j); \
+	VLD1.P 64(R23), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	K4DPROD(28, 29, 17, j); \
+	VLD1.P 64(R24), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	K4DPROD(28, 29, 18, j); \
+	VLD1.P 64(R25), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	K4DPROD(28, 29, 19, j)
+
+// func dot4Q4_KQ8_KNEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4Q4_KQ8_KNEONDot(SB), NOSPLIT, $0-40
+	DOT4ARGSK
+	VMOVI $15, V15.B16
+	ZEROACC4
+	CBZ R0, d4dq4kdone
+d4dq4kloop:
+	K4DOT4HEAD
+	VUXTL V13.H4, V28.S4
+	VUXTL2 V13.H8, V29.S4
+	ZEROSUMI4
+	ADD $16, R1, R14
+	ACTWALK4
+	Q4K_DD4CHUNK(0)
+	Q4K_DD4CHUNK(1)
+	Q4K_DD4CHUNK(2)
+	Q4K_DD4CHUNK(3)
+	K4DOT4TAIL
+	ADD $144, R1, R1
+	ACTNEXT4
+	SUBS $1, R0, R0
+	BNE d4dq4kloop
+d4dq4kdone:
+	STOREACC4
+	RET
+
+// Q6_K with SDOT: one group, V(acc) += scale (lane i of V(s), int32) · Σ.
+#define Q6GDA(q, y, s, i, acc) \
+	VEOR V9.B16, V9.B16, V9.B16; \
+	SDOT4S(9, q, y); \
+	MLAS(acc, 9, s, i)
+
+// Q6K_SCALES widened: V12 = scales 0..3, V13 = 4..7 of the half, int32.
+#define Q6K_DSCALES(wp, off) \
+	Q6K_SCALES(wp, off); \
+	SXTL4S(12, 10); \
+	SXTL2_4S(13, 10)
+
+// Q6K_GROUPS with SDOT (scales from Q6K_DSCALES).
+#define Q6K_DGROUPS(acc) \
+	VAND V15.B16, V0.B16, V7.B16; \
+	VSHL $4, V4.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GDA(7, 16, 12, 0, acc); \
+	VAND V15.B16, V1.B16, V7.B16; \
+	VSHL $4, V5.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GDA(7, 17, 12, 1, acc); \
+	VAND V15.B16, V2.B16, V7.B16; \
+	VSHL $2, V4.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GDA(7, 18, 12, 2, acc); \
+	VAND V15.B16, V3.B16, V7.B16; \
+	VSHL $2, V5.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GDA(7, 19, 12, 3, acc); \
+	VUSHR $4, V0.B16, V7.B16; \
+	VAND V14.B16, V4.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GDA(7, 20, 13, 0, acc); \
+	VUSHR $4, V1.B16, V7.B16; \
+	VAND V14.B16, V5.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GDA(7, 21, 13, 1, acc); \
+	VUSHR $4, V2.B16, V7.B16; \
+	VUSHR $2, V4.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GDA(7, 22, 13, 2, acc); \
+	VUSHR $4, V3.B16, V7.B16; \
+	VUSHR $2, V5.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, V7.B16, V7.B16; \
+	VSUB V11.B16, V7.B16, V7.B16; \
+	Q6GDA(7, 23, 13, 3, acc)
+
+#define Q6K_DR4ROW(wp, qloff, qhoff, scoff, acc) \
+	ADD $qloff, wp, R14; \
+	VLD1 (R14), [V0.B16, V1.B16, V2.B16, V3.B16]; \
+	ADD $qhoff, wp, R13; \
+	VLD1 (R13), [V4.B16, V5.B16]; \
+	Q6K_DSCALES(wp, scoff); \
+	Q6K_DGROUPS(acc)
+
+// func dotRows4Q6_KQ8_KNEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q6_KQ8_KNEONDot(SB), NOSPLIT, $0-40
+	ROWS4ARGSK
+	VMOVI $15, V15.B16
+	VMOVI $48, V14.B16
+	VMOVI $32, V11.B16
+	ZEROACC4
+	CBZ R0, r4dq6kdone
+r4dq6kloop:
+	ZEROSUMI4HI
+	ADD $4, R2, R15
+	Q6K_ACTHALF(R15)
+	Q6K_DR4ROW(R1, 0, 128, 192, 28)
+	Q6K_DR4ROW(R19, 0, 128, 192, 29)
+	Q6K_DR4ROW(R20, 0, 128, 192, 30)
+	Q6K_DR4ROW(R21, 0, 128, 192, 31)
+	Q6K_ACTHALF(R15)
+	Q6K_DR4ROW(R1, 64, 160, 200, 28)
+	Q6K_DR4ROW(R19, 64, 160, 200, 29)
+	Q6K_DR4ROW(R20, 64, 160, 200, 30)
+	Q6K_DR4ROW(R21, 64, 160, 200, 31)
+	DTAILX(R1, 208, R2, V28, F24)
+	DTAILX(R19, 208, R2, V29, F25)
+	DTAILX(R20, 208, R2, V30, F26)
+	DTAILX(R21, 208, R2, V31, F27)
+	ADD $210, R1, R1
+	ADD $210, R19, R19
+	ADD $210, R20, R20
+	ADD $210, R21, R21
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE r4dq6kloop
+r4dq6kdone:
+	STOREACC4
+	RET
+
+#define Q6K_DD4ROW(ap, acc) \
+	Q6K_ACTHALF(ap); \
+	Q6GDA(0, 16, 12, 0, acc); \
+	Q6GDA(1, 17, 12, 1, acc); \
+	Q6GDA(2, 18, 12, 2, acc); \
+	Q6GDA(3, 19, 12, 3, acc); \
+	Q6GDA(4, 20, 13, 0, acc); \
+	Q6GDA(5, 21, 13, 1, acc); \
+	Q6GDA(6, 22, 13, 2, acc); \
+	Q6GDA(7, 23, 13, 3, acc)
+
+// func dot4Q6_KQ8_KNEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4Q6_KQ8_KNEONDot(SB), NOSPLIT, $0-40
+	DOT4ARGSK
+	VMOVI $15, V15.B16
+	VMOVI $48, V14.B16
+	VMOVI $32, V11.B16
+	ZEROACC4
+	CBZ R0, d4dq6kdone
+d4dq6kloop:
+	ZEROSUMI4HI
+	ACTWALK4
+	Q6K_UNPACK8(0, 128, 192)
+	SXTL4S(12, 10)
+	SXTL2_4S(13, 10)
+	Q6K_DD4ROW(R22, 28)
+	Q6K_DD4ROW(R23, 29)
+	Q6K_DD4ROW(R24, 30)
+	Q6K_DD4ROW(R25, 31)
+	Q6K_UNPACK8(64, 160, 200)
+	SXTL4S(12, 10)
+	SXTL2_4S(13, 10)
+	Q6K_DD4ROW(R22, 28)
+	Q6K_DD4ROW(R23, 29)
+	Q6K_DD4ROW(R24, 30)
+	Q6K_DD4ROW(R25, 31)
+	DTAILX(R1, 208, R2, V28, F24)
+	DTAILX(R1, 208, R19, V29, F25)
+	DTAILX(R1, 208, R20, V30, F26)
+	DTAILX(R1, 208, R21, V31, F27)
+	ADD $210, R1, R1
+	ACTNEXT4
+	SUBS $1, R0, R0
+	BNE d4dq6kloop
+d4dq6kdone:
+	STOREACC4
+	RET
+
+// IQ4_XS with SDOT: sub-blocks 2p, 2p+1 (looked up V7, V0 / V8, V1 against
+// V2, V3 / V4, V5) × int32 scales in lanes of V(slo) (0..3) / V(shi) (4..7).
+#define IQ4XS_DPROD(slo, shi, acc, p) \
+	VEOR V9.B16, V9.B16, V9.B16; \
+	SDOT4S(9, 7, 2); \
+	SDOT4S(9, 0, 3); \
+	VEOR V10.B16, V10.B16, V10.B16; \
+	SDOT4S(10, 8, 4); \
+	SDOT4S(10, 1, 5); \
+	MLAS(acc, 9, slo+(p/2)*(shi-slo), (2*p)%4); \
+	MLAS(acc, 10, slo+(p/2)*(shi-slo), (2*p+1)%4)
+
+// Row r's scales as int32 in V(slo) and V(shi), through V22; V21 = 32s.
+#define IQ4XS_DSC(wp, slo, shi) \
+	IQ4XS_SC(wp, V22, F22, 22, V21); \
+	SXTL4S(slo, 22); \
+	SXTL2_4S(shi, 22)
+
+#define IQ4XS_DR4PAIR(p) \
+	VLD1.P 64(R14), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	VLD1.P 32(R22), [V0.B16, V1.B16]; \
+	IQ4XS_LOOKUP; \
+	IQ4XS_DPROD(6, 28, 16, p); \
+	VLD1.P 32(R23), [V0.B16, V1.B16]; \
+	IQ4XS_LOOKUP; \
+	IQ4XS_DPROD(11, 29, 17, p); \
+	VLD1.P 32(R24), [V0.B16, V1.B16]; \
+	IQ4XS_LOOKUP; \
+	IQ4XS_DPROD(13, 30, 18, p); \
+	VLD1.P 32(R25), [V0.B16, V1.B16]; \
+	IQ4XS_LOOKUP; \
+	IQ4XS_DPROD(14, 31, 19, p)
+
+// func dotRows4IQ4_XSQ8_KNEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4IQ4_XSQ8_KNEONDot(SB), NOSPLIT, $0-40
+	ROWS4ARGSK
+	IQ4XS_SETUP
+	VMOVI $32, V21.B16
+	ZEROACC4
+	CBZ R0, r4diq4xsdone
+r4diq4xsloop:
+	IQ4XS_DSC(R1, 6, 28)
+	IQ4XS_DSC(R19, 11, 29)
+	IQ4XS_DSC(R20, 13, 30)
+	IQ4XS_DSC(R21, 14, 31)
+	ZEROSUMI4
+	ADD $4, R2, R14
+	ADD $8, R1, R22
+	ADD $8, R19, R23
+	ADD $8, R20, R24
+	ADD $8, R21, R25
+	IQ4XS_DR4PAIR(0)
+	IQ4XS_DR4PAIR(1)
+	IQ4XS_DR4PAIR(2)
+	IQ4XS_DR4PAIR(3)
+	DTAILX(R1, 0, R2, V16, F24)
+	DTAILX(R19, 0, R2, V17, F25)
+	DTAILX(R20, 0, R2, V18, F26)
+	DTAILX(R21, 0, R2, V19, F27)
+	ADD $136, R1, R1
+	ADD $136, R19, R19
+	ADD $136, R20, R20
+	ADD $136, R21, R21
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE r4diq4xsloop
+r4diq4xsdone:
+	STOREACC4
+	RET
+
+#define IQ4XS_DD4PAIR(p) \
+	VLD1.P 32(R14), [V0.B16, V1.B16]; \
+	IQ4XS_LOOKUP; \
+	VLD1.P 64(R22), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	IQ4XS_DPROD(28, 29, 16, p); \
+	VLD1.P 64(R23), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	IQ4XS_DPROD(28, 29, 17, p); \
+	VLD1.P 64(R24), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	IQ4XS_DPROD(28, 29, 18, p); \
+	VLD1.P 64(R25), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	IQ4XS_DPROD(28, 29, 19, p)
+
+// func dot4IQ4_XSQ8_KNEONDot(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4IQ4_XSQ8_KNEONDot(SB), NOSPLIT, $0-40
+	DOT4ARGSK
+	IQ4XS_SETUP
+	VMOVI $32, V21.B16
+	ZEROACC4
+	CBZ R0, d4diq4xsdone
+d4diq4xsloop:
+	IQ4XS_DSC(R1, 28, 29)
+	ZEROSUMI4
+	ADD $8, R1, R14
+	ACTWALK4
+	IQ4XS_DD4PAIR(0)
+	IQ4XS_DD4PAIR(1)
+	IQ4XS_DD4PAIR(2)
+	IQ4XS_DD4PAIR(3)
+	DTAILX(R1, 0, R2, V16, F24)
+	DTAILX(R1, 0, R19, V17, F25)
+	DTAILX(R1, 0, R20, V18, F26)
+	DTAILX(R1, 0, R21, V19, F27)
+	ADD $136, R1, R1
+	ACTNEXT4
+	SUBS $1, R0, R0
+	BNE d4diq4xsloop
+d4diq4xsdone:
+	STOREACC4
+	RET

@@ -32,6 +32,24 @@ func TestNEONFourRowMatchesDot(t *testing.T) {
 	tables := []table{{"neon-v8.0", neonDots, neonRows4s, neonDot4s}}
 	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
 		tables = append(tables, table{"neon-dotprod", neonDotprodDots, neonDotprodRows4s, neonDotprodDot4s})
+		// The super-block types' integer sums are exact in every variant,
+		// so their ARMv8.0 four-row routines match the SDOT one-row dot too.
+		sdot := map[ggml.Type]bool{}
+		for _, d := range neonDotprodDots {
+			sdot[d.t] = d.t.BlockSize() == 256
+		}
+		var r4, d4 []archDot4
+		for _, d := range neonRows4s {
+			if sdot[d.t] {
+				r4 = append(r4, d)
+			}
+		}
+		for _, d := range neonDot4s {
+			if sdot[d.t] {
+				d4 = append(d4, d)
+			}
+		}
+		tables = append(tables, table{"neon-v8.0 four-row vs SDOT dot", neonDotprodDots, r4, d4})
 	} else {
 		t.Log("no ASIMDDP: the SDOT lists are not checked")
 	}
