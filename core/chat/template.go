@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ardanlabs/jinja"
@@ -39,11 +42,31 @@ func (l Limits) withDefaults() Limits {
 var ErrTemplate = errors.New("chat template")
 
 // Template is a compiled chat template, safe for concurrent Render calls.
+//
+// Bounds. github.com/ardanlabs/jinja (v1.8.0; later releases need Go 1.27)
+// has no context, step or output limit: Render runs to completion in the
+// calling goroutine, building its output in memory, and `str * n` is
+// strings.Repeat. So what this package bounds, it bounds from outside:
+// the source size; recursion (rejected at Compile); `*` with an integer
+// literal above MaxOutput (rejected at Compile: the literal "repeat a string
+// 1e9 times"); range() (a budget per render); the output (checked after the
+// render); and time: a render still running at RenderTime returns an error
+// to its caller and is abandoned, its next range() call fails so it stops
+// there, and until it has stopped every further Render of the template
+// fails at once, so one bad template costs at most one runaway render at a
+// time however many requests use it. What cannot be bounded from outside is
+// a render that grows a value without calling range() or a literal `*`
+// (a loop over a string literal doubling a namespace string): that one
+// runaway render runs until it ends or exhausts memory. Templates come from
+// the model file or the operator (--chat-template), never from a request.
 type Template struct {
 	name string
 	src  string
 	t    *jinja.Template
 	lim  Limits
+
+	mu      sync.Mutex
+	runaway int // abandoned renders still running
 }
 
 // Name says where the template came from ("gguf", a built-in name or a path).
@@ -59,6 +82,9 @@ func Compile(name, src string, lim Limits) (tt *Template, err error) {
 		return nil, fmt.Errorf("%w %s: %d bytes exceeds the %d-byte limit", ErrTemplate, name, len(src), lim.MaxSource)
 	}
 	if err := checkMacroRecursion(src); err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrTemplate, name, err)
+	}
+	if err := checkRepeatLiterals(src, lim.MaxOutput); err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrTemplate, name, err)
 	}
 	defer func() {
@@ -110,8 +136,15 @@ func (t *Template) Render(msgs []Message, o Options) (string, error) {
 		}
 		data["tools"] = tv
 	}
-	data["range"] = budgetRange(t.lim.MaxRange)
+	abandoned := new(atomic.Bool)
+	data["range"] = budgetRange(t.lim.MaxRange, abandoned)
 
+	t.mu.Lock()
+	if t.runaway > 0 {
+		t.mu.Unlock()
+		return "", fmt.Errorf("%w %s: an earlier render exceeded the %v limit and is still running; no new render starts until it stops", ErrTemplate, t.name, t.lim.RenderTime)
+	}
+	t.mu.Unlock()
 	type result struct {
 		s   string
 		err error
@@ -123,7 +156,14 @@ func (t *Template) Render(msgs []Message, o Options) (string, error) {
 			if p := recover(); p != nil {
 				r = result{err: fmt.Errorf("engine panic: %v", p)}
 			}
-			done <- r
+			// Under mu, so the timeout below sees either the result or
+			// a goroutine that will still decrement runaway.
+			t.mu.Lock()
+			if abandoned.Load() {
+				t.runaway--
+			}
+			done <- r // buffered
+			t.mu.Unlock()
 		}()
 		r.s, r.err = t.t.RenderValues(data)
 	}()
@@ -139,6 +179,12 @@ func (t *Template) Render(msgs []Message, o Options) (string, error) {
 		}
 		return r.s, nil
 	case <-timer.C:
+		t.mu.Lock()
+		if len(done) == 0 { // still running: abandon it
+			abandoned.Store(true)
+			t.runaway++
+		}
+		t.mu.Unlock()
 		return "", fmt.Errorf("%w %s: rendering took longer than %v", ErrTemplate, t.name, t.lim.RenderTime)
 	}
 }
@@ -168,9 +214,14 @@ func messageValue(m Message) (jinja.Value, error) {
 
 // budgetRange is Python's range() with a budget shared by every call of one
 // render, so range(10**12) is an error instead of an endless allocation.
-func budgetRange(budget int) jinja.Value {
+// Once the render is abandoned (past its time limit) every call fails, so
+// the render stops at its next range().
+func budgetRange(budget int, abandoned *atomic.Bool) jinja.Value {
 	left := int64(budget)
 	return jinja.NewCallable("range", func(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
+		if abandoned.Load() {
+			return jinja.Undefined(), errors.New("range: render abandoned after its time limit")
+		}
 		var a [3]int64
 		for i, v := range args {
 			if i >= 3 || !v.IsInt() {
@@ -209,6 +260,24 @@ func budgetRange(budget int) jinja.Value {
 		}
 		return jinja.NewList(items), nil
 	})
+}
+
+// repeatLiteral finds an integer literal on either side of a `*` (not `**`).
+var repeatLiteral = regexp.MustCompile(`(?:[^*]\*\s*\(?\s*([0-9][0-9_]*))|(?:([0-9][0-9_]*)\s*\)?\s*\*(?:[^*]|$))`)
+
+// checkRepeatLiterals rejects `*` with an integer literal above maxOut: a
+// string repeated that often is over the output limit anyway, and the
+// engine would allocate it whole first. Counts computed at render time are
+// not seen (see Template).
+func checkRepeatLiterals(src string, maxOut int) error {
+	for _, m := range repeatLiteral.FindAllStringSubmatch(src, -1) {
+		lit := m[1] + m[2]
+		n, err := strconv.ParseInt(strings.ReplaceAll(lit, "_", ""), 10, 64)
+		if err != nil || n > int64(maxOut) {
+			return fmt.Errorf("multiplication by %s: a repeat count above the %d-byte output limit", lit, maxOut)
+		}
+	}
+	return nil
 }
 
 var (

@@ -74,6 +74,9 @@ func TestLimits(t *testing.T) {
 		{"mutual recursion", "{% macro a() %}{{ b() }}{% endmacro %}{% macro b() %}{{ a() }}{% endmacro %}{{ a() }}", "itself", Limits{}},
 		{"raise", "{{ raise_exception('nope: ' + messages[0].role) }}", "nope: user", Limits{}},
 		{"syntax", "{% for %}", "", Limits{}},
+		{"repeat literal", "{{ 'x' * 1000000000 }}", "repeat count", Limits{}},
+		{"repeat literal first", "{{ 1_000_000_000 * messages[0].content }}", "repeat count", Limits{}},
+		{"repeat literal parenthesised", "{{ messages[0].content * (100000) }}", "repeat count", Limits{MaxOutput: 1000}},
 		{"time", "{% for a in 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz' %}{% for b in 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz' %}{% for c in 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz' %}{% for d in 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz' %}{% endfor %}{% endfor %}{% endfor %}{% endfor %}", "longer than", Limits{RenderTime: 20 * time.Millisecond}},
 	} {
 		tm, err := Compile(c.name, c.src, c.lim)
@@ -92,6 +95,63 @@ func TestLimits(t *testing.T) {
 	if got, err := tm.Render(msgs, Options{}); err != nil || got != "[x][x]" {
 		t.Errorf("macros: %q, %v", got, err)
 	}
+}
+
+// A render past its time limit is abandoned: its next range() fails, so a
+// loop calling range stops at once; one that does not call range keeps
+// running, and meanwhile every Render of that template fails at once
+// instead of starting another runaway.
+func TestRunawayRender(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 100) // 1000 characters
+	lim := Limits{RenderTime: 20 * time.Millisecond, MaxRange: 1 << 30}
+	slow := []Message{{Role: "user", Content: "slow"}}
+	fast := []Message{{Role: "user", Content: "fast"}}
+	waitFast := func(t *testing.T, tm *Template, within time.Duration) time.Duration {
+		t.Helper()
+		start := time.Now()
+		for {
+			out, err := tm.Render(fast, Options{})
+			if err == nil {
+				if out != "ok" {
+					t.Fatalf("fast render %q", out)
+				}
+				return time.Since(start)
+			}
+			if !strings.Contains(err.Error(), "still running") {
+				t.Fatalf("fast render: %v", err)
+			}
+			if time.Since(start) > within {
+				t.Fatalf("the runaway render was still running after %v", within)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	t.Run("without range", func(t *testing.T) {
+		src := "{% if messages[0].content == 'slow' %}{% for a in '" + long + "' %}{% for b in '" + long + "' %}{% endfor %}{% endfor %}{% endif %}ok"
+		tm, err := Compile("runaway", src, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tm.Render(slow, Options{}); err == nil || !strings.Contains(err.Error(), "longer than") {
+			t.Fatalf("slow render: %v", err)
+		}
+		if _, err := tm.Render(fast, Options{}); err == nil || !strings.Contains(err.Error(), "still running") {
+			t.Errorf("render during the runaway: %v, want the still-running error", err)
+		}
+		waitFast(t, tm, 2*time.Minute) // a million iterations: it ends by itself
+	})
+	t.Run("with range", func(t *testing.T) {
+		// Ten million iterations unless range() stops it.
+		src := "{% if messages[0].content == 'slow' %}{% for a in '" + strings.Repeat(long, 10) + "' %}{% for b in range(1000) %}{% endfor %}{% endfor %}{% endif %}ok"
+		tm, err := Compile("runaway", src, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tm.Render(slow, Options{}); err == nil || !strings.Contains(err.Error(), "longer than") {
+			t.Fatalf("slow render: %v", err)
+		}
+		waitFast(t, tm, 5*time.Second)
+	})
 }
 
 // FuzzRender compiles and renders arbitrary templates: errors are fine,
