@@ -53,11 +53,12 @@ func parseIntList(flag, s string, lo int) ([]int, error) {
 
 // runBench mirrors llama-bench's pp/tg tests so the figures compare
 // one-to-one with `node ref.mjs bench` and llama-bench: per thread count, a
-// warm-up (one prompt run, one single-token generation), then for each
-// test and repetition a cleared cache, an untimed prefill of -d depth
-// tokens, and the timed test: a prompt of -p tokens (BOS + seeded random
-// ids) as batches, or -n single-token steps with greedy picks. Lists
-// (-p 128,512) give one row per value, crossed with -d and -t.
+// warm-up (one prompt run, one single-token generation), then per depth an
+// untimed prefill of -d random tokens and, for each repetition and test,
+// the timed test on the cache cut back to those -d tokens: a prompt of -p
+// tokens (BOS + seeded random ids) as batches, or -n single-token steps
+// with greedy picks. Lists (-p 128,512) give one row per value, crossed
+// with -d and -t.
 //
 // Ctrl-C stops at once; the repetitions already measured are reported
 // and the exit status is 130.
@@ -125,9 +126,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		maxD = max(maxD, v)
 	}
 	// -b defaults to the prompt length (one batch) like llama-bench's
-	// n_batch=512/n_ubatch=512.
+	// n_batch=512/n_ubatch=512; the depth prefill runs in batches of it too,
+	// so a depth with no prompt test (-p 0 -d 2048) is not decoded token by
+	// token.
 	if !c.isSet("b") {
-		mf.batch = max(1, min(maxP, 512))
+		mf.batch = max(1, min(max(maxP, maxD), 512))
 	}
 	if err := mf.validate(); err != nil {
 		return c.usageErr(stderr, "%v", err)
@@ -232,14 +235,28 @@ func benchModel(ctx context.Context, l *loaded, mf *modelFlags, ps, ns, ds []int
 		}
 		return t
 	}
-	// prefill clears the cache and fills depth positions (untimed).
+	// prefill leaves exactly depth positions in the cache (untimed). The
+	// depth tokens are decoded once per depth and the cache is cut back to
+	// them before every test (positions below depth are never rewritten),
+	// so each timed run starts from the same context as llama-bench's,
+	// which re-decodes them before every test, at the cost of one prefill
+	// per depth instead of one per test and repetition.
+	filled := -1 // depth of the prefix in the cache, -1 = none
 	prefill := func(depth int) error {
+		if depth > 0 && filled == depth && l.m.Pos() >= depth {
+			l.m.KV().Truncate(depth)
+			return nil
+		}
 		l.m.Reset()
+		filled = -1
 		if depth == 0 {
 			return nil
 		}
-		_, err := l.m.Forward(ctx, randToks(depth, true))
-		return err
+		if _, err := l.m.Forward(ctx, randToks(depth, true)); err != nil {
+			return err
+		}
+		filled = depth
+		return nil
 	}
 	runPP := func(p, depth int) (time.Duration, error) {
 		if err := prefill(depth); err != nil {
@@ -318,24 +335,32 @@ func benchModel(ctx context.Context, l *loaded, mf *modelFlags, ps, ns, ds []int
 		}
 		return out
 	}
-	for r := 0; r < reps; r++ {
-		line := fmt.Sprintf("bench rep %d/%d:", r+1, reps)
-		for _, t := range tests {
-			d, err := t.run()
-			if err != nil {
-				if errors.Is(err, context.Canceled) {
-					return collect(), err
-				}
-				return collect(), fmt.Errorf("%s at depth %d: %w", t.name, t.d, err)
-			}
-			t.samples = append(t.samples, float64(t.tokens)/d.Seconds())
-			label := t.name
-			if t.d > 0 {
-				label += fmt.Sprintf("@d%d", t.d)
-			}
-			line += fmt.Sprintf(" %s %.2f t/s", label, t.samples[len(t.samples)-1])
+	// Depth outer, repetitions inner: each depth's prefix is decoded once.
+	for i := 0; i < len(tests); {
+		j := i
+		for j < len(tests) && tests[j].d == tests[i].d {
+			j++
 		}
-		fmt.Fprintln(stderr, line)
+		for r := 0; r < reps; r++ {
+			line := fmt.Sprintf("bench rep %d/%d:", r+1, reps)
+			for _, t := range tests[i:j] {
+				d, err := t.run()
+				if err != nil {
+					if errors.Is(err, context.Canceled) {
+						return collect(), err
+					}
+					return collect(), fmt.Errorf("%s at depth %d: %w", t.name, t.d, err)
+				}
+				t.samples = append(t.samples, float64(t.tokens)/d.Seconds())
+				label := t.name
+				if t.d > 0 {
+					label += fmt.Sprintf("@d%d", t.d)
+				}
+				line += fmt.Sprintf(" %s %.2f t/s", label, t.samples[len(t.samples)-1])
+			}
+			fmt.Fprintln(stderr, line)
+		}
+		i = j
 	}
 	return collect(), nil
 }
