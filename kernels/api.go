@@ -12,6 +12,19 @@
 // by llama.cpp's own libggml). The CLI should call Selected once at start-up:
 // it returns an error for a bad MEMVANTA_KERNELS value, and the chosen
 // Impl's Name is what bench output reports.
+//
+// Dispatch is data, built once per path (traits.go). A path is a table with
+// one row per type — activation encoding (ActType), dot with the four-row
+// routines written against it (dot4 for prefill, rows4 for MatVec), packed
+// MatMul, dequantizer, encoders — and a table of op functions (AddScaled,
+// ScoresF16, AccumF16, Softmax, SiLUMul, RoundF16). The scalar path is
+// portableRows plus the package functions; arch_amd64.go and arch_arm64.go
+// derive the SIMD paths from it with one archRow per accelerated type
+// (replacing a row's dot drops the four-row routines of the base's dot
+// unless the row brings its own) and named op-field edits. Giving a type a
+// SIMD routine is one row edit; adding a type is one portableRows entry.
+// Model code reaches every routine through the selected Impl; Executes
+// says whether a weight type can run at all.
 package kernels
 
 import "github.com/memvanta/memvanta/core/ggml"
@@ -41,64 +54,54 @@ type Dot4Func func(n int, w, a []byte, stride int, y *[4]float32)
 // results do not depend on whether it was used.
 type DotRows4Func func(n int, w, a []byte, stride int, y *[4]float32)
 
-// Impl is one dispatch path: a name and a dot product per weight type.
-// Types without a SIMD routine fall back to the scalar one, so every Impl
-// answers for every executed type.
+// Impl is one dispatch path: a name, a table with one row of routines per
+// weight/activation type (traits.go: dot with its four-row companions,
+// packed MatMul, dequantization, encoders) and the f32/attention ops as
+// function fields (ops.go), all chosen once when the path is built. Types
+// without a SIMD routine keep the scalar one, so every Impl answers for
+// every executed type.
 type Impl struct {
-	Name string // "scalar", "avx2", "avx512", "neon"
-	dot  [64]DotFunc
-	// dot4 optionally adds a four-activation-row routine per type (nil: MatMul
-	// calls dot once per activation row). An entry is only valid together
-	// with the dot entry it was written against, so arch files that replace
-	// dot[t] also reset dot4[t].
-	dot4 [64]Dot4Func
-	// dotRows4 optionally adds a four-weight-row routine per type (nil:
-	// MatVec calls dot once per weight row); like dot4 it is only valid
-	// together with the dot entry it was written against.
-	dotRows4 [64]DotRows4Func
-	// deq optionally overrides dequantization per type (nil: the portable
-	// routine). Every override must be bit-exact with the portable one; the
-	// differential test checks that for every Available path.
-	deq [64]func(src []byte, dst []float32)
-	// gemm optionally adds packed matrix × matrix routines per type (nil:
-	// MatMul uses dot4/dot). They are not bit-identical to dot: see gemm.go.
-	gemm [64]*gemmRoutines
+	Name  string // "scalar", "avx2", "avx512", "neon"
+	types [numTypes]routines
+	ops   opsTable
+}
+
+// Executes reports whether every path can multiply by weights of type t
+// (MatVec, MatMul and Dequantize all support it). Model loading asks this
+// to refuse a file before reading it.
+func Executes(t ggml.Type) bool {
+	return uint64(t) < numTypes && portableRows[t].dots.dot != nil
 }
 
 // Dot returns the dot routine for weight type t, or nil if t is not executable.
 func (k *Impl) Dot(t ggml.Type) DotFunc {
-	if int(t) >= len(k.dot) {
-		return nil
+	if r := k.row(t); r != nil {
+		return r.dots.dot
 	}
-	return k.dot[t]
+	return nil
 }
 
 // Dot4 returns the four-row routine for weight type t, or nil if this path
 // has none (callers then use Dot per row).
 func (k *Impl) Dot4(t ggml.Type) Dot4Func {
-	if int(t) >= len(k.dot4) {
-		return nil
+	if r := k.row(t); r != nil {
+		return r.dots.dot4
 	}
-	return k.dot4[t]
+	return nil
 }
 
 // DotRows4 returns the four-weight-row routine for weight type t, or nil if
 // this path has none (callers then use Dot per row).
 func (k *Impl) DotRows4(t ggml.Type) DotRows4Func {
-	if int(t) >= len(k.dotRows4) {
-		return nil
+	if r := k.row(t); r != nil {
+		return r.dots.rows4
 	}
-	return k.dotRows4[t]
+	return nil
 }
 
-// Dequantize is the package Dequantize through this path's override, if any.
+// Dequantize decodes len(dst) elements of type t from src, which must be
+// exactly that row's bytes, with this path's decoder (bit-exact with the
+// package Dequantize on every path).
 func (k *Impl) Dequantize(t ggml.Type, src []byte, dst []float32) error {
-	if int(t) < len(k.deq) && k.deq[t] != nil {
-		if err := checkRow("dequantize", t, len(dst), len(src)); err != nil {
-			return err
-		}
-		k.deq[t](src, dst)
-		return nil
-	}
-	return Dequantize(t, src, dst)
+	return dequantize(&k.types, t, src, dst)
 }

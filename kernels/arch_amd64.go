@@ -6,110 +6,86 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
-// asmDot is the calling convention shared by the assembly dot routines: nb
-// counts blocks for quantized types and elements for the float types, so the
-// assembly never divides. w and a point at the first byte of each row.
-type asmDot func(nb int, w, a *byte) float32
-
-// asmDot4 is the four-activation-row convention: rows at a, a+stride,
-// a+2*stride, a+3*stride; results to y[0..3].
-type asmDot4 func(nb int, w, a *byte, stride int, y *[4]float32)
-
 // archImpls returns the SIMD dispatch paths this CPU supports, best first,
-// each built from the scalar table with its SIMD routines swapped in. AVX2
+// each derived from the scalar table by its row list and op edits. AVX2
 // needs FMA3 and F16C too (every AVX2 CPU we target has them, but the check
-// keeps a VM that masks them from faulting). The AVX-512 path only replaces
-// the routines where it measured faster on Zen 5; the rest are the AVX2 ones.
+// keeps a VM that masks them from faulting). The avx512 path is derived from
+// avx2: it only replaces the routines where it measured faster on Zen 5 and
+// keeps the AVX2 ones otherwise.
 func archImpls(scalar *Impl) []*Impl {
 	c := &cpuid.CPU
 	if !c.Supports(cpuid.AVX2, cpuid.FMA3, cpuid.F16C) {
 		return nil
 	}
-	avx2 := deriveImpl(scalar, "avx2", avx2Dots)
-	setDot4s(avx2, avx2Dot4s)
-	setDotRows4s(avx2, avx2Rows4s)
-	setGemms(avx2, avx2Gemms)
-	// Packed K-quants: AVX2 code, so the avx512 path derived below keeps it.
-	avx2.gemm[ggml.Q4_K] = newGemmK(ggml.Q4_K, gemmQ4KBlockB, gemmQ4KKB, packQ4K, gemmKernelQ4KAVX2, gemmQ4KMinBatch)
-	avx2.gemm[ggml.Q5_K] = newGemmK(ggml.Q5_K, gemmQ4KBlockB, gemmQ4KKB, packQ5K, gemmKernelQ5KAVX2, gemmQ5KMinBatch)
-	avx2.gemm[ggml.IQ4_XS] = newGemmK(ggml.IQ4_XS, gemmIQ4XSBlockB, gemmIQ4XSKB, packIQ4XS, gemmKernelIQ4XSAVX2, gemmIQ4XSMinBatch)
-	avx2.gemm[ggml.Q6_K] = newGemmK(ggml.Q6_K, gemmQ6KBlockB, gemmQ6KKB, packQ6K, gemmKernelQ6KAVX2, gemmQ6KMinBatch)
+	avx2 := derive(scalar, "avx2", avx2Rows, avx2Ops)
 	out := []*Impl{avx2}
 	if c.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL, cpuid.AVX512VNNI) {
-		avx512 := deriveImpl(avx2, "avx512", avx512Dots)
-		setDot4s(avx512, avx512Dot4s)
-		setDotRows4s(avx512, avx512Rows4s)
-		setGemms(avx512, avx512Gemms)
-		out = append([]*Impl{avx512}, out...)
+		out = append([]*Impl{derive(avx2, "avx512", avx512Rows, avx512Ops)}, out...)
 	}
 	return out
 }
 
-// avx2Dots lists the AVX2+FMA routines, one per executed weight type.
-var avx2Dots = []archDot{
-	{ggml.Q4_0, dotQ4_0Q8_0AVX2},
-	{ggml.Q4_1, dotQ4_1Q8_1AVX2},
-	{ggml.Q5_0, dotQ5_0Q8_0AVX2},
-	{ggml.Q5_1, dotQ5_1Q8_1AVX2},
-	{ggml.Q8_0, dotQ8_0Q8_0AVX2},
-	{ggml.Q2_K, dotQ2_KQ8_KAVX2},
-	{ggml.Q3_K, dotQ3_KQ8_KAVX2},
-	{ggml.Q4_K, dotQ4_KQ8_KAVX2},
-	{ggml.Q5_K, dotQ5_KQ8_KAVX2},
-	{ggml.Q6_K, dotQ6_KQ8_KAVX2},
-	{ggml.IQ4_NL, dotIQ4_NLQ8_0AVX2},
-	{ggml.IQ4_XS, dotIQ4_XSQ8_KAVX2},
-	{ggml.F32, dotF32AVX2},
-	{ggml.F16, dotF16AVX2},
-	{ggml.BF16, dotBF16AVX2},
+// avx2Rows are the AVX2+FMA routines, one row per type (archRow: dot, the
+// four-activation-row dot4 for prefill and four-weight-row rows4 for
+// generation's MatVec, each bit-identical to the row's dot; packed MatMul;
+// encoders). Packed layouts: Q4_0 in gemm.go's 32-element one; Q8_0 and
+// IQ4_NL (its codebook values + 128) in the nibble-split form (gemmq8.go:
+// a whole byte would saturate VPMADDUBSW); the K-quants and IQ4_XS in
+// their own (gemmk.go). The encoders: Q8_0 activations (bit-exact with
+// quantQ8_0 for finite inputs) and F16 for activations and Quantize (the
+// KV cache), bit-exact with F32ToF16.
+var avx2Rows = []archRow{
+	{t: ggml.Q4_0, dot: dotQ4_0Q8_0AVX2, dot4: dot4Q4_0Q8_0AVX2, rows4: dotRows4Q4_0Q8_0AVX2,
+		gemm: gemm32(8, gemmPackQ4_0AVX2, gemmKernelQ4AVX2)},
+	{t: ggml.Q4_1, dot: dotQ4_1Q8_1AVX2},
+	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX2},
+	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX2},
+	{t: ggml.Q8_0, dot: dotQ8_0Q8_0AVX2, dot4: dot4Q8_0Q8_0AVX2, rows4: dotRows4Q8_0Q8_0AVX2,
+		gemm: gemmSplit(128, gemmPackQ8_0SplitAVX2, gemmKernelQ8SplitAVX2), quantAct: quantQ8_0SIMD},
+	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX2},
+	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX2},
+	{t: ggml.Q4_K, dot: dotQ4_KQ8_KAVX2,
+		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ4K, gemmKernelQ4KAVX2, gemmQ4KMinBatch)},
+	{t: ggml.Q5_K, dot: dotQ5_KQ8_KAVX2,
+		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ5K, gemmKernelQ5KAVX2, gemmQ5KMinBatch)},
+	{t: ggml.Q6_K, dot: dotQ6_KQ8_KAVX2,
+		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ6K, gemmKernelQ6KAVX2, gemmQ6KMinBatch)},
+	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2,
+		gemm: gemmSplit(128, gemmPackIQ4_NLSplitAVX2, gemmKernelQ8SplitAVX2)},
+	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2,
+		gemm: gemmK(gemmIQ4XSBlockB, gemmIQ4XSKB, packIQ4XS, gemmKernelIQ4XSAVX2, gemmIQ4XSMinBatch)},
+	{t: ggml.F32, dot: dotF32AVX2},
+	{t: ggml.F16, dot: dotF16AVX2, quant: f16RowSIMD, quantAct: f16RowSIMD},
+	{t: ggml.BF16, dot: dotBF16AVX2},
 }
 
-// avx2Dot4s and avx512Dot4s are the four-activation-row routines (prefill);
-// each is bit-identical to its path's one-row routine for the same type.
-var avx2Dot4s = []archDot4{
-	{ggml.Q4_0, dot4Q4_0Q8_0AVX2},
-	{ggml.Q8_0, dot4Q8_0Q8_0AVX2},
-}
-
-var avx512Dot4s = []archDot4{
-	{ggml.Q4_0, dot4Q4_0Q8_0AVX512},
-	{ggml.Q8_0, dot4Q8_0Q8_0AVX512},
-}
-
-// avx2Rows4s and avx512Rows4s are the four-weight-row routines (generation's MatVec), in
-// the asmDot4 convention with the stride stepping through the weight rows;
-// each is bit-identical to its path's one-row routine.
-var avx2Rows4s = []archDot4{
-	{ggml.Q4_0, dotRows4Q4_0Q8_0AVX2},
-	{ggml.Q8_0, dotRows4Q8_0Q8_0AVX2},
-}
-
-var avx512Rows4s = []archDot4{
-	{ggml.Q4_0, dotRows4Q4_0Q8_0AVX512},
-	{ggml.Q8_0, dotRows4Q8_0Q8_0AVX512},
-}
-
-// avx512Dots lists the routines where AVX-512 beat AVX2 on Zen 5 in
+// avx512Rows replace avx2's rows where AVX-512 beat AVX2 on Zen 5 in
 // BenchmarkArchAVX512vsAVX2 (fastest of alternating bursts, 11008-element
 // row in cache): Q5_1 2.0×, BF16 2.0×, Q4_1 1.7×, Q5_0 1.7×, Q8_0 1.7×,
 // Q4_0 1.4×, Q6_K 1.35×, Q3_K 1.3×, F16 1.3×, Q2_K 1.3×, Q4_K 1.2×, Q5_K
 // 1.2×. An AVX-512 F32 dot lost to AVX2 (a row pair overflows L1 either way),
 // so F32 stays on AVX2. IQ4_NL and IQ4_XS have no AVX-512 routine: the
 // machine they were written on has no AVX-512 to test one, so the avx512
-// path inherits (and dispatches) their AVX2 routines.
-var avx512Dots = []archDot{
-	{ggml.Q4_0, dotQ4_0Q8_0AVX512},
-	{ggml.Q8_0, dotQ8_0Q8_0AVX512},
-	{ggml.F16, dotF16AVX512},
-	{ggml.Q4_K, dotQ4_KQ8_KAVX512},
-	{ggml.Q6_K, dotQ6_KQ8_KAVX512},
-	{ggml.Q5_K, dotQ5_KQ8_KAVX512},
-	{ggml.Q2_K, dotQ2_KQ8_KAVX512},
-	{ggml.Q3_K, dotQ3_KQ8_KAVX512},
-	{ggml.Q4_1, dotQ4_1Q8_1AVX512},
-	{ggml.Q5_0, dotQ5_0Q8_0AVX512},
-	{ggml.Q5_1, dotQ5_1Q8_1AVX512},
-	{ggml.BF16, dotBF16AVX512},
+// path inherits (and dispatches) their AVX2 routines. A row with a dot
+// drops avx2's dot4/rows4 for that type (derive): only the ones listed
+// here, written against the AVX-512 dot, apply. The packed K-quant and
+// IQ4_NL MatMuls are AVX2 code and are inherited; Q4_0 and Q8_0 pack for
+// AVX-512 VNNI (one kernel and activation prep, a packer per type).
+var avx512Rows = []archRow{
+	{t: ggml.Q4_0, dot: dotQ4_0Q8_0AVX512, dot4: dot4Q4_0Q8_0AVX512, rows4: dotRows4Q4_0Q8_0AVX512,
+		gemm: gemm32(8, gemmPackQ4_0, gemmKernel)},
+	{t: ggml.Q8_0, dot: dotQ8_0Q8_0AVX512, dot4: dot4Q8_0Q8_0AVX512, rows4: dotRows4Q8_0Q8_0AVX512,
+		gemm: gemm32(128, gemmPackQ8_0, gemmKernel)},
+	{t: ggml.F16, dot: dotF16AVX512},
+	{t: ggml.Q4_K, dot: dotQ4_KQ8_KAVX512},
+	{t: ggml.Q6_K, dot: dotQ6_KQ8_KAVX512},
+	{t: ggml.Q5_K, dot: dotQ5_KQ8_KAVX512},
+	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX512},
+	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX512},
+	{t: ggml.Q4_1, dot: dotQ4_1Q8_1AVX512},
+	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX512},
+	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX512},
+	{t: ggml.BF16, dot: dotBF16AVX512},
 }
 
 //go:noescape

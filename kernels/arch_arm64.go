@@ -6,49 +6,47 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
-// asmDot is the calling convention shared by the assembly dot routines: nb
-// counts blocks for quantized types and elements for the float types.
-type asmDot func(nb int, w, a *byte) float32
-
 // archImpls returns the NEON path. Advanced SIMD is mandatory in ARMv8-A, so
-// the base routines (neonDots) use only ARMv8.0 instructions and run on every
+// the base routines (neonRows) use only ARMv8.0 instructions and run on every
 // arm64 CPU; where the CPU has the ARMv8.2 dot-product extension (ASIMDDP:
 // Graviton2+, Apple M1+, Neoverse) the Q4_0/Q8_0/Q4_K/Q6_K/IQ4_NL/IQ4_XS
-// routines switch to SDOT, which needs half the instructions per block.
+// rows are replaced by SDOT ones (neonDotprodRows), which need half the
+// instructions per block. The ops stay portable (nil op edits).
 func archImpls(scalar *Impl) []*Impl {
-	neon := deriveImpl(scalar, "neon", neonDots)
+	neon := derive(scalar, "neon", neonRows, nil)
 	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
-		neon = deriveImpl(neon, "neon", neonDotprodDots)
+		neon = derive(neon, "neon", neonDotprodRows, nil)
 	}
 	return []*Impl{neon}
 }
 
-// neonDotprodDots replace neonDots entries on CPUs with ASIMDDP.
-var neonDotprodDots = []archDot{
-	{ggml.Q4_0, dotQ4_0Q8_0NEONDot},
-	{ggml.Q8_0, dotQ8_0Q8_0NEONDot},
-	{ggml.Q4_K, dotQ4_KQ8_KNEONDot},
-	{ggml.Q6_K, dotQ6_KQ8_KNEONDot},
-	{ggml.IQ4_NL, dotIQ4_NLQ8_0NEONDot},
-	{ggml.IQ4_XS, dotIQ4_XSQ8_KNEONDot},
+// neonDotprodRows replace neonRows entries on CPUs with ASIMDDP.
+var neonDotprodRows = []archRow{
+	{t: ggml.Q4_0, dot: dotQ4_0Q8_0NEONDot},
+	{t: ggml.Q8_0, dot: dotQ8_0Q8_0NEONDot},
+	{t: ggml.Q4_K, dot: dotQ4_KQ8_KNEONDot},
+	{t: ggml.Q6_K, dot: dotQ6_KQ8_KNEONDot},
+	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0NEONDot},
+	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEONDot},
 }
 
-var neonDots = []archDot{
-	{ggml.Q4_0, dotQ4_0Q8_0NEON},
-	{ggml.Q8_0, dotQ8_0Q8_0NEON},
-	{ggml.Q4_K, dotQ4_KQ8_KNEON},
-	{ggml.Q6_K, dotQ6_KQ8_KNEON},
-	{ggml.F32, dotF32NEON},
-	{ggml.F16, dotF16NEON},
-	{ggml.Q4_1, dotQ4_1Q8_1NEON},
-	{ggml.Q5_0, dotQ5_0Q8_0NEON},
-	{ggml.Q5_1, dotQ5_1Q8_1NEON},
-	{ggml.Q2_K, dotQ2_KQ8_KNEON},
-	{ggml.Q3_K, dotQ3_KQ8_KNEON},
-	{ggml.Q5_K, dotQ5_KQ8_KNEON},
-	{ggml.BF16, dotBF16NEON},
-	{ggml.IQ4_NL, dotIQ4_NLQ8_0NEON},
-	{ggml.IQ4_XS, dotIQ4_XSQ8_KNEON},
+// neonRows are the ARMv8.0 routines, one row per type (see archRow).
+var neonRows = []archRow{
+	{t: ggml.Q4_0, dot: dotQ4_0Q8_0NEON},
+	{t: ggml.Q8_0, dot: dotQ8_0Q8_0NEON},
+	{t: ggml.Q4_K, dot: dotQ4_KQ8_KNEON},
+	{t: ggml.Q6_K, dot: dotQ6_KQ8_KNEON},
+	{t: ggml.F32, dot: dotF32NEON},
+	{t: ggml.F16, dot: dotF16NEON},
+	{t: ggml.Q4_1, dot: dotQ4_1Q8_1NEON},
+	{t: ggml.Q5_0, dot: dotQ5_0Q8_0NEON},
+	{t: ggml.Q5_1, dot: dotQ5_1Q8_1NEON},
+	{t: ggml.Q2_K, dot: dotQ2_KQ8_KNEON},
+	{t: ggml.Q3_K, dot: dotQ3_KQ8_KNEON},
+	{t: ggml.Q5_K, dot: dotQ5_KQ8_KNEON},
+	{t: ggml.BF16, dot: dotBF16NEON},
+	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0NEON},
+	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEON},
 }
 
 //go:noescape

@@ -147,10 +147,13 @@ func BenchmarkArchAVX512vsAVX2(b *testing.B) {
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	avx2 := map[ggml.Type]asmDot{}
-	for _, d := range avx2Dots {
-		avx2[d.t] = d.f
+	for _, d := range avx2Rows {
+		avx2[d.t] = d.dot
 	}
-	for _, d := range avx512Dots {
+	for _, d := range avx512Rows {
+		if d.dot == nil {
+			continue
+		}
 		n := 11008
 		w := simdRow(b, r, d.t, n, true)
 		a := simdRow(b, r, ActType(d.t), n, false)
@@ -158,7 +161,7 @@ func BenchmarkArchAVX512vsAVX2(b *testing.B) {
 		b.Run(d.t.String(), func(b *testing.B) {
 			best := [2]time.Duration{1 << 62, 1 << 62}
 			for b.Loop() {
-				for i, f := range []asmDot{avx2[d.t], d.f} {
+				for i, f := range []asmDot{avx2[d.t], d.dot} {
 					t0 := time.Now()
 					for k := 0; k < 100; k++ {
 						f(nb, &w[0], &a[0])

@@ -14,59 +14,42 @@ import (
 // float32(...) conversions stop Go fusing a*b-c into an FMA (which would round
 // once instead of twice and so differ from ggml's reference).
 func Dequantize(t ggml.Type, src []byte, dst []float32) error {
+	return dequantize(&portableRows, t, src, dst)
+}
+
+// dequantize is Dequantize through a path's table.
+func dequantize(rows *[numTypes]routines, t ggml.Type, src []byte, dst []float32) error {
 	if err := checkRow("dequantize", t, len(dst), len(src)); err != nil {
 		return err
 	}
-	switch t {
-	case ggml.F32:
-		for i := range dst {
-			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))
-		}
-	case ggml.F16:
-		for i := range dst {
-			h := binary.LittleEndian.Uint16(src[2*i:])
-			if f16IsNormal(h) {
-				dst[i] = f16Normal(h)
-			} else {
-				dst[i] = f16Special(h)
-			}
-		}
-	case ggml.BF16:
-		for i := range dst {
-			dst[i] = BF16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
-		}
-	case ggml.Q4_0:
-		deqQ4_0(src, dst)
-	case ggml.Q4_1:
-		deqQ4_1(src, dst)
-	case ggml.Q5_0:
-		deqQ5_0(src, dst)
-	case ggml.Q5_1:
-		deqQ5_1(src, dst)
-	case ggml.Q8_0:
-		deqQ8_0(src, dst)
-	case ggml.Q8_1:
-		deqQ8_1(src, dst)
-	case ggml.Q2_K:
-		deqQ2_K(src, dst)
-	case ggml.Q3_K:
-		deqQ3_K(src, dst)
-	case ggml.Q4_K:
-		deqQ4_K(src, dst)
-	case ggml.Q5_K:
-		deqQ5_K(src, dst)
-	case ggml.Q6_K:
-		deqQ6_K(src, dst)
-	case ggml.Q8_K:
-		deqQ8_K(src, dst)
-	case ggml.IQ4_NL:
-		deqIQ4_NL(src, dst)
-	case ggml.IQ4_XS:
-		deqIQ4_XS(src, dst)
-	default:
+	if uint64(t) >= numTypes || rows[t].deq == nil {
 		return fmt.Errorf("kernels: dequantize %s is not supported", t)
 	}
+	rows[t].deq(src, dst)
 	return nil
+}
+
+func deqF32(src []byte, dst []float32) {
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))
+	}
+}
+
+func deqF16(src []byte, dst []float32) {
+	for i := range dst {
+		h := binary.LittleEndian.Uint16(src[2*i:])
+		if f16IsNormal(h) {
+			dst[i] = f16Normal(h)
+		} else {
+			dst[i] = f16Special(h)
+		}
+	}
+}
+
+func deqBF16(src []byte, dst []float32) {
+	for i := range dst {
+		dst[i] = BF16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
+	}
 }
 
 func deqQ4_0(src []byte, dst []float32) {

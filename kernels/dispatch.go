@@ -5,8 +5,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-
-	"github.com/memvanta/memvanta/core/ggml"
 )
 
 // EnvVar names the environment variable that forces a dispatch path.
@@ -99,16 +97,9 @@ func Select() *Impl {
 
 var warnOnce sync.Once
 
-// clone copies k under a new name; arch files use it (or their own copy) to
-// derive a SIMD path from the scalar table and then override entries.
-func (k *Impl) clone(name string) *Impl {
-	c := *k
-	c.Name = name
-	return &c
-}
-
-// setDot replaces the dot routine for weight type t.
-func (k *Impl) setDot(t ggml.Type, f DotFunc) { k.dot[t] = f }
+// clone copies k under a new name (tests derive variants with it; arch
+// files use derive).
+func (k *Impl) clone(name string) *Impl { return derive(k, name, nil, nil) }
 
 // String is the path name, for logs and bench output.
 func (k *Impl) String() string { return k.Name }

@@ -374,28 +374,22 @@ func dotBF16(n int, w, a []byte) float32 {
 	return float32(s)
 }
 
-// Executable lists the weight types every Impl has a dot routine for.
+// Executable lists the weight types every Impl has a dot routine for (the
+// rows of portableRows with a dot): the float types, then the block types,
+// each in type id order.
 func Executable() []ggml.Type {
-	return []ggml.Type{ggml.F32, ggml.F16, ggml.BF16, ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1, ggml.Q8_0,
-		ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_NL, ggml.IQ4_XS}
+	var ts []ggml.Type
+	for _, quantized := range []bool{false, true} {
+		for t := range portableRows {
+			if typ := ggml.Type(t); Executes(typ) && typ.Quantized() == quantized {
+				ts = append(ts, typ)
+			}
+		}
+	}
+	return ts
 }
 
+// newScalar is the portable path: portableRows and the portable ops.
 func newScalar() *Impl {
-	k := &Impl{Name: "scalar"}
-	k.dot[ggml.F32] = dotF32
-	k.dot[ggml.F16] = dotF16
-	k.dot[ggml.BF16] = dotBF16
-	k.dot[ggml.Q4_0] = dotQ4_0
-	k.dot[ggml.Q4_1] = dotQ4_1
-	k.dot[ggml.Q5_0] = dotQ5_0
-	k.dot[ggml.Q5_1] = dotQ5_1
-	k.dot[ggml.Q8_0] = dotQ8_0
-	k.dot[ggml.Q2_K] = dotQ2_K
-	k.dot[ggml.Q3_K] = dotQ3_K
-	k.dot[ggml.Q4_K] = dotQ4_K
-	k.dot[ggml.Q5_K] = dotQ5_K
-	k.dot[ggml.Q6_K] = dotQ6_K
-	k.dot[ggml.IQ4_NL] = dotIQ4_NL
-	k.dot[ggml.IQ4_XS] = dotIQ4_XS
-	return k
+	return &Impl{Name: "scalar", types: portableRows, ops: portableOps()}
 }

@@ -2,14 +2,9 @@ package kernels
 
 import "github.com/memvanta/memvanta/core/ggml"
 
-// asmDot4 is the four-row convention of dot4_arm64.s: nb blocks; the four
-// strided rows (activations for Dot4, weights for DotRows4) start at
-// p, p+stride, p+2*stride, p+3*stride; results go to y[0..3].
-type asmDot4 func(nb int, w, a *byte, stride int, y *[4]float32)
-
 // neonRows4s and neonDot4s are the four-weight-row (MatVec) and
-// four-activation-row (MatMul) routines matching neonDots; the Dotprod lists
-// match neonDotprodDots. Each is bit-identical to its one-row routine
+// four-activation-row (MatMul) routines matching neonRows; the Dotprod lists
+// match neonDotprodRows. Each is bit-identical to its one-row routine
 // (TestNEONFourRowMatchesDot checks every entry against it directly). The
 // K-quant and IQ4_XS routines' super-block integer sums are exact in every
 // variant (ARMv8.0 or SDOT, one- or four-row), so for them bit-identity

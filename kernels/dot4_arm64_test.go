@@ -16,26 +16,26 @@ import (
 // qemu: -cpu max or cortex-a76; -cpu cortex-a53 has none).
 func TestNEONFourRowMatchesDot(t *testing.T) {
 	r := rand.New(rand.NewPCG(311, 312))
-	one := func(list []archDot, typ ggml.Type) DotFunc {
+	one := func(list []archRow, typ ggml.Type) DotFunc {
 		for _, d := range list {
-			if d.t == typ {
-				return wrapAsm(typ, d.f)
+			if d.t == typ && d.dot != nil {
+				return wrapAsm(typ, d.dot)
 			}
 		}
 		return nil
 	}
 	type table struct {
 		name         string
-		dots         []archDot
+		dots         []archRow
 		rows4, dot4s []archDot4
 	}
-	tables := []table{{"neon-v8.0", neonDots, neonRows4s, neonDot4s}}
+	tables := []table{{"neon-v8.0", neonRows, neonRows4s, neonDot4s}}
 	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
-		tables = append(tables, table{"neon-dotprod", neonDotprodDots, neonDotprodRows4s, neonDotprodDot4s})
+		tables = append(tables, table{"neon-dotprod", neonDotprodRows, neonDotprodRows4s, neonDotprodDot4s})
 		// The super-block types' integer sums are exact in every variant,
 		// so their ARMv8.0 four-row routines match the SDOT one-row dot too.
 		sdot := map[ggml.Type]bool{}
-		for _, d := range neonDotprodDots {
+		for _, d := range neonDotprodRows {
 			sdot[d.t] = d.t.BlockSize() == 256
 		}
 		var r4, d4 []archDot4
@@ -49,7 +49,7 @@ func TestNEONFourRowMatchesDot(t *testing.T) {
 				d4 = append(d4, d)
 			}
 		}
-		tables = append(tables, table{"neon-v8.0 four-row vs SDOT dot", neonDotprodDots, r4, d4})
+		tables = append(tables, table{"neon-v8.0 four-row vs SDOT dot", neonDotprodRows, r4, d4})
 	} else {
 		t.Log("no ASIMDDP: the SDOT lists are not checked")
 	}

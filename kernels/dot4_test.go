@@ -25,8 +25,10 @@ func rawBytes(r *rand.Rand, n int) []byte {
 // benchmarks.
 func withoutDot4(k *Impl) *Impl {
 	c := k.clone(k.Name + "-rows")
-	c.dot4 = [64]Dot4Func{}
-	c.gemm = [64]*gemmRoutines{}
+	for t := range c.types {
+		c.types[t].dots.dot4 = nil
+		c.types[t].gemm = nil
+	}
 	return c
 }
 
@@ -34,7 +36,9 @@ func withoutDot4(k *Impl) *Impl {
 // Dot4, as before gemm.go.
 func withoutGemm(k *Impl) *Impl {
 	c := k.clone(k.Name + "-dot4")
-	c.gemm = [64]*gemmRoutines{}
+	for t := range c.types {
+		c.types[t].gemm = nil
+	}
 	return c
 }
 

@@ -7,7 +7,7 @@ import "github.com/klauspost/cpuid/v2"
 // SDOT routines, so the ARMv8.0 routines are tested through their own table.
 func simdExtraPaths() []*Impl {
 	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
-		return []*Impl{deriveImpl(Scalar(), "neon-v8.0", neonDots)}
+		return []*Impl{derive(Scalar(), "neon-v8.0", neonRows, nil)}
 	}
 	return nil
 }

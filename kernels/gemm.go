@@ -87,10 +87,10 @@ func gemmFits(ws int) bool { return ws <= math.MaxInt32/gemmTileRows }
 
 // gemmFor returns k's packed routines for t, or nil.
 func (k *Impl) gemmFor(t ggml.Type) *gemmRoutines {
-	if int(t) >= len(k.gemm) {
-		return nil
+	if r := k.row(t); r != nil {
+		return r.gemm
 	}
-	return k.gemm[t]
+	return nil
 }
 
 // aligned64 returns n bytes of buf starting at a 64-byte boundary (buf has

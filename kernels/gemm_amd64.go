@@ -14,33 +14,6 @@ type (
 	asmKernel func(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
 )
 
-type archGemm struct {
-	t      ggml.Type
-	off    int // unsigned offset of the packed weights
-	pack   asmPack
-	kernel asmKernel
-	// A layout other than gemm.go's 32-element one: its packed bytes per
-	// block and blocks per K-range.
-	blockB, kb int
-}
-
-// avx512Gemms are the packed matrix × matrix routines (AVX-512 VNNI) that
-// MatMul uses on the avx512 path; the kernel and the activation prep are
-// shared, the packers differ per weight type.
-var avx512Gemms = []archGemm{
-	{t: ggml.Q4_0, off: 8, pack: gemmPackQ4_0, kernel: gemmKernel},
-	{t: ggml.Q8_0, off: 128, pack: gemmPackQ8_0, kernel: gemmKernel},
-}
-
-// avx2Gemms: Q4_0 in the 32-element layout; Q8_0 and IQ4_NL (its codebook
-// values + 128) in the nibble-split form (gemmq8.go: a whole byte would
-// saturate VPMADDUBSW); the K-quants and IQ4_XS have their own (newGemmK).
-var avx2Gemms = []archGemm{
-	{t: ggml.Q4_0, off: 8, pack: gemmPackQ4_0AVX2, kernel: gemmKernelQ4AVX2},
-	{t: ggml.Q8_0, off: 128, pack: gemmPackQ8_0SplitAVX2, kernel: gemmKernelQ8SplitAVX2, blockB: gemmQ8SplitBlockB, kb: gemmQ8SplitKB},
-	{t: ggml.IQ4_NL, off: 128, pack: gemmPackIQ4_NLSplitAVX2, kernel: gemmKernelQ8SplitAVX2, blockB: gemmQ8SplitBlockB, kb: gemmQ8SplitKB},
-}
-
 // The smallest batches the packed K-quant MatMuls take. Packing a tile (in
 // Go) is paid once per MatMul, so small batches do better with the one-row
 // dots; BenchmarkGemmAlt (one thread, smallest process CPU time of
@@ -55,25 +28,30 @@ const (
 	gemmIQ4XSMinBatch = 32
 )
 
-// setGemms installs packed routines on k (after deriveImpl, which copies
-// the base path's entries: the list overrides them).
-func setGemms(k *Impl, list []archGemm) {
-	for _, e := range list {
-		k.gemm[e.t] = newGemm(e)
+// gemm32 is an archRow's packed MatMul in gemm.go's 32-element layout
+// (off: the unsigned offset of the packed weights).
+func gemm32(off int, pack asmPack, kernel asmKernel) func(ggml.Type) *gemmRoutines {
+	return func(t ggml.Type) *gemmRoutines { return newGemm(t, off, pack, kernel, gemmBlockB, gemmKB) }
+}
+
+// gemmSplit is an archRow's packed MatMul in gemmq8.go's nibble-split layout.
+func gemmSplit(off int, pack asmPack, kernel asmKernel) func(ggml.Type) *gemmRoutines {
+	return func(t ggml.Type) *gemmRoutines {
+		return newGemm(t, off, pack, kernel, gemmQ8SplitBlockB, gemmQ8SplitKB)
 	}
+}
+
+// gemmK is an archRow's packed K-quant MatMul (newGemmK).
+func gemmK(blockB, kb int, pack func(n int, w []byte, ws int, dst []byte), kernel asmKernel, minBatch int) func(ggml.Type) *gemmRoutines {
+	return func(t ggml.Type) *gemmRoutines { return newGemmK(t, blockB, kb, pack, kernel, minBatch) }
 }
 
 // newGemm wraps the assembly with the bounds checks the contracts in
 // gemm.go promise: every byte the assembly touches is inside the slices it
 // was given (the kernel's masked loads and stores do not touch lanes >= nr).
-func newGemm(e archGemm) *gemmRoutines {
-	t, off, pack, kernel := e.t, e.off, e.pack, e.kernel
+func newGemm(t ggml.Type, off int, pack asmPack, kernel asmKernel, blockB, kb int) *gemmRoutines {
 	bs := t.TypeSize()
 	abs := ActType(t).TypeSize()
-	blockB, kb := gemmBlockB, gemmKB
-	if e.blockB != 0 {
-		blockB, kb = e.blockB, e.kb
-	}
 	g := &gemmRoutines{
 		blockB: blockB, prepB: gemmPrepBytes, kb: kb, minBatch: gemmMinBatch,
 		pack: func(n int, w []byte, ws int, dst []byte) {

@@ -50,7 +50,7 @@ func randWeights(r *rand.Rand, t ggml.Type, n int) []byte {
 		for i := range x {
 			x[i] = float32(r.NormFloat64())
 		}
-		quantFloat(t, x, w)
+		portableRows[t].quant(x, w)
 		return w
 	}
 	for i := range w {

@@ -176,7 +176,7 @@ func TestDispatch(t *testing.T) {
 		t.Error("Select() = nil")
 	}
 	c := Scalar().clone("test")
-	c.setDot(ggml.Q4_0, nil)
+	c.types[ggml.Q4_0].dots = dotSet{}
 	if c.Dot(ggml.Q4_0) != nil || Scalar().Dot(ggml.Q4_0) == nil || c.Dot(ggml.Type(200)) != nil {
 		t.Error("clone shares or mishandles the dot table")
 	}

@@ -1,10 +1,187 @@
 package kernels
 
+import "math"
+
 // The AVX2+FMA+F16C attention ops (ops_amd64.s). Both SIMD paths use them:
 // the work is L1-resident f32 arithmetic where 256-bit vectors already
-// saturate the load/store ports on the CPUs we target. archImpls only names
-// a path "avx2"/"avx512" after checking AVX2, FMA3 and F16C.
-const hasOpsAsm = true
+// saturate the load/store ports on the CPUs we target. archImpls only
+// builds the avx2/avx512 paths (and so installs these) after checking
+// AVX2, FMA3 and F16C.
+
+// avx2Ops installs the AVX2 ops (the avx2 path; avx512 starts from them).
+func avx2Ops(o *opsTable) {
+	o.addScaled = addScaledSIMD
+	o.scoresF16 = scoresF16AVX2
+	o.accumF16 = accumF16SIMD
+	o.softmax = softmaxSIMD
+	o.siluMul = siluMulSIMD
+	o.roundF16 = roundF16SIMD
+}
+
+// avx512Ops replaces the ops that have AVX-512 routines (head size 64).
+func avx512Ops(o *opsTable) {
+	o.scoresF16 = scoresF16AVX512
+	o.accumF16 = accumF16AVX512Op
+}
+
+func addScaledSIMD(dst, x []float32, s float32) { addScaledAVX2(&dst[0], &x[0], len(dst), s) }
+
+// scoresF16AVX2 and scoresF16AVX512 are the SIMD paths' ScoresF16 ops:
+// four query rows at a time where the head size is a multiple of 16 up to
+// scorePad, with hd 64 on AVX-512 through its own routine.
+func scoresF16AVX2(q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
+	scoresFourRow(false, q, nq, hd, keys, stride, n, scale, out, ws)
+}
+
+func scoresF16AVX512(q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
+	scoresFourRow(true, q, nq, hd, keys, stride, n, scale, out, ws)
+}
+
+// scorePad bounds the head size of the four-row score routines (the padded
+// remainder rows live on the stack) and is the position chunk for them.
+const scorePad = 256
+
+// scoresFourRow is ScoresF16 (nq, n, hd positive) through the four-row
+// routines (wide: the AVX-512 one for hd 64); other head sizes take the
+// portable function. The calls are static so that the padding arrays stay
+// on the stack (generation allocates nothing).
+func scoresFourRow(wide bool, q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
+	if hd%16 != 0 || hd > scorePad {
+		ScoresF16(q, nq, hd, keys, stride, n, scale, out, ws)
+		return
+	}
+	n4 := nq &^ 3
+	if n4 > 0 {
+		scores4(wide, q, n4, hd, keys, stride, n, scale, out, ws)
+	}
+	if r := nq - n4; r > 0 {
+		// The last r rows go through the same four-row routine, padded with
+		// copies of the last row, so a row's scores do not depend on nq or
+		// its place in it: batched prefill (many rows per kv head) stays
+		// bit-identical to generation (one token's group of rows).
+		var qp, op [4 * scorePad]float32
+		for j := 0; j < 4; j++ {
+			copy(qp[j*hd:(j+1)*hd], q[(n4+min(j, r-1))*hd:])
+		}
+		for p0 := 0; p0 < n; p0 += scorePad {
+			c := min(scorePad, n-p0)
+			scores4(wide, qp[:4*hd], 4, hd, keys[p0*stride:], stride, c, scale, op[:], scorePad)
+			for j := 0; j < r; j++ {
+				copy(out[(n4+j)*ws+p0:(n4+j)*ws+p0+c], op[j*scorePad:j*scorePad+c])
+			}
+		}
+	}
+}
+
+// scores4 runs a four-row score routine; nq is a positive multiple of 4,
+// hd a multiple of 16, n > 0.
+func scores4(wide bool, q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
+	switch {
+	case hd == 64 && wide:
+		scoresF16x64AVX512(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
+	case hd == 64:
+		scoresF16x64AVX2(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
+	default:
+		scoresF16x4AVX2(&q[0], nq, hd, &keys[0], stride, n, scale, &out[0], ws)
+	}
+}
+
+// accumF16SIMD is AccumF16 with the AVX2 routine for head sizes that are
+// multiples of 16.
+func accumF16SIMD(out []float32, nq, hd int, w []float32, ws int, vals []byte, stride, n int) {
+	if hd%16 == 0 {
+		accumF16AVX2(&out[0], nq, hd, &w[0], ws, &vals[0], stride, n)
+		return
+	}
+	AccumF16(out, nq, hd, w, ws, vals, stride, n)
+}
+
+// accumF16AVX512Op takes 64-column slabs through AVX-512 where the head
+// size allows (bit-identical to accumF16AVX2), else accumF16SIMD.
+func accumF16AVX512Op(out []float32, nq, hd int, w []float32, ws int, vals []byte, stride, n int) {
+	if hd%64 != 0 {
+		accumF16SIMD(out, nq, hd, w, ws, vals, stride, n)
+		return
+	}
+	for c := 0; c < hd; c += 64 { // 64-column slabs; elements are independent
+		accumF16x64AVX512(&out[c], nq, &w[0], ws, &vals[2*c], stride, n, 4*hd)
+	}
+}
+
+func softmaxSIMD(x []float32) {
+	if len(x) < 8 {
+		Softmax(x)
+		return
+	}
+	n8 := len(x) &^ 7
+	m := maxAVX2(&x[0], n8)
+	for _, v := range x[n8:] {
+		if v > m {
+			m = v
+		}
+	}
+	if math.IsInf(float64(m), -1) {
+		clear(x)
+		return
+	}
+	sum := expSubSumAVX2(&x[0], n8, m)
+	for i := n8; i < len(x); i++ {
+		e := float32(math.Exp(float64(x[i] - m)))
+		x[i] = e
+		sum += float64(e)
+	}
+	s := float32(1 / sum)
+	scaleAVX2(&x[0], n8, s)
+	for i := n8; i < len(x); i++ {
+		x[i] *= s
+	}
+}
+
+func siluMulSIMD(gate, up []float32) {
+	n8 := len(gate) &^ 7
+	if n8 > 0 {
+		siluMulAVX2(&gate[0], &up[0], n8)
+	}
+	if t := len(gate) - n8; t > 0 {
+		// The tail goes through the vector routine too (padded), so an
+		// element's result does not depend on where a call's range ends
+		// (generation splits rows into chunks, prefill does whole rows).
+		var g, u [8]float32
+		copy(g[:], gate[n8:])
+		copy(u[:], up[n8:len(gate)])
+		siluMulAVX2(&g[0], &u[0], 8)
+		copy(gate[n8:], g[:t])
+	}
+}
+
+// quantQ8_0SIMD encodes len(x)/32 Q8_0 blocks (lengths checked by the caller).
+func quantQ8_0SIMD(x []float32, dst []byte) {
+	if len(x) > 0 {
+		quantQ8_0AVX2(&x[0], len(x)/32, &dst[0])
+	}
+}
+
+// f16RowSIMD encodes x as F16 into dst (len 2·len(x), checked by the caller).
+func f16RowSIMD(x []float32, dst []byte) {
+	n8 := len(x) &^ 7
+	if n8 > 0 {
+		f16RowAVX2(&x[0], n8, &dst[0])
+	}
+	for i := n8; i < len(x); i++ {
+		h := F32ToF16(x[i])
+		dst[2*i], dst[2*i+1] = byte(h), byte(h>>8)
+	}
+}
+
+func roundF16SIMD(dst, x []float32) {
+	n8 := len(x) &^ 7
+	if n8 > 0 {
+		roundF16AVX2(&dst[0], &x[0], n8)
+	}
+	for i := n8; i < len(x); i++ {
+		dst[i] = F16ToF32(F32ToF16(x[i]))
+	}
+}
 
 // addScaledAVX2 does dst[i] += s*x[i] for n elements (VMULPS then VADDPS).
 //

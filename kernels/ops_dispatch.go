@@ -2,22 +2,44 @@ package kernels
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
 // Attention and f32 vector ops with a per-path implementation. They are
 // methods on *Impl (not package functions) so that MEMVANTA_KERNELS=scalar
-// runs the portable Go below and the SIMD paths run assembly: the choice is
-// made from k.Name, which only archImpls sets to a SIMD name after checking
-// the CPU. Where the assembly is bit-identical to the portable function the
-// doc says so; where only the summation order differs the tests derive the
-// bound.
+// runs the portable Go below and the SIMD paths run assembly: each path's
+// opsTable is filled in once when the path is built (portableOps, then the
+// arch file's edits in derive), after the CPU check. The methods validate
+// their arguments and call the field. Where the assembly is bit-identical
+// to the portable function the doc says so; where only the summation order
+// differs the tests derive the bound.
 
-// simdOps reports whether k runs the assembly attention ops.
-func (k *Impl) simdOps() bool {
-	return hasOpsAsm && k != nil && (k.Name == "avx2" || k.Name == "avx512")
+// opsTable holds one path's ops. The methods have validated lengths and
+// geometry before calling a field, and call scoresF16/accumF16 only with
+// nq, n and hd all positive.
+type opsTable struct {
+	addScaled func(dst, x []float32, s float32)
+	scoresF16 scoresFunc
+	accumF16  func(out []float32, nq, hd int, w []float32, ws int, vals []byte, stride, n int)
+	softmax   func(x []float32)
+	siluMul   func(gate, up []float32)
+	roundF16  func(dst, x []float32)
+}
+
+// scoresFunc is ScoresF16's signature.
+type scoresFunc func(q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int)
+
+// portableOps is the scalar path's op table: the package functions.
+func portableOps() opsTable {
+	return opsTable{
+		addScaled: AddScaled,
+		scoresF16: ScoresF16,
+		accumF16:  AccumF16,
+		softmax:   Softmax,
+		siluMul:   SiLUMul,
+		roundF16:  roundF16,
+	}
 }
 
 // AddScaled does dst += s×x. On SIMD paths it is bit-identical to the
@@ -29,11 +51,7 @@ func (k *Impl) AddScaled(dst, x []float32, s float32) {
 	if len(dst) == 0 {
 		return
 	}
-	if k.simdOps() {
-		addScaledAVX2(&dst[0], &x[0], len(dst), s)
-		return
-	}
-	AddScaled(dst, x, s)
+	k.ops.addScaled(dst, x, s)
 }
 
 // checkAttn validates the geometry shared by ScoresF16 and AccumF16: nq
@@ -68,48 +86,7 @@ func (k *Impl) ScoresF16(q []float32, nq, hd int, keys []byte, stride, n int, sc
 		}
 		return
 	}
-	if !k.simdOps() || hd%16 != 0 || hd > scorePad {
-		ScoresF16(q, nq, hd, keys, stride, n, scale, out, ws)
-		return
-	}
-	n4 := nq &^ 3
-	if n4 > 0 {
-		k.scores4(q, n4, hd, keys, stride, n, scale, out, ws)
-	}
-	if r := nq - n4; r > 0 {
-		// The last r rows go through the same four-row routine, padded with
-		// copies of the last row, so a row's scores do not depend on nq or
-		// its place in it: batched prefill (many rows per kv head) stays
-		// bit-identical to generation (one token's group of rows).
-		var qp, op [4 * scorePad]float32
-		for j := 0; j < 4; j++ {
-			copy(qp[j*hd:(j+1)*hd], q[(n4+min(j, r-1))*hd:])
-		}
-		for p0 := 0; p0 < n; p0 += scorePad {
-			c := min(scorePad, n-p0)
-			k.scores4(qp[:4*hd], 4, hd, keys[p0*stride:], stride, c, scale, op[:], scorePad)
-			for j := 0; j < r; j++ {
-				copy(out[(n4+j)*ws+p0:(n4+j)*ws+p0+c], op[j*scorePad:j*scorePad+c])
-			}
-		}
-	}
-}
-
-// scorePad bounds the head size of the SIMD score path (the padded
-// remainder rows live on the stack) and is the position chunk for them.
-const scorePad = 256
-
-// scores4 runs the four-row score routine of k's path; nq is a positive
-// multiple of 4, hd a multiple of 16, n > 0.
-func (k *Impl) scores4(q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
-	switch {
-	case hd == 64 && k.Name == "avx512":
-		scoresF16x64AVX512(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
-	case hd == 64:
-		scoresF16x64AVX2(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
-	default:
-		scoresF16x4AVX2(&q[0], nq, hd, &keys[0], stride, n, scale, &out[0], ws)
-	}
+	k.ops.scoresF16(q, nq, hd, keys, stride, n, scale, out, ws)
 }
 
 // ScoresF16 is the portable reference of (*Impl).ScoresF16.
@@ -139,17 +116,7 @@ func (k *Impl) AccumF16(out []float32, nq, hd int, w []float32, ws int, vals []b
 	if nq == 0 || n == 0 || hd == 0 {
 		return
 	}
-	if k.simdOps() && hd%64 == 0 && k.Name == "avx512" {
-		for c := 0; c < hd; c += 64 { // 64-column slabs; elements are independent
-			accumF16x64AVX512(&out[c], nq, &w[0], ws, &vals[2*c], stride, n, 4*hd)
-		}
-		return
-	}
-	if k.simdOps() && hd%16 == 0 {
-		accumF16AVX2(&out[0], nq, hd, &w[0], ws, &vals[0], stride, n)
-		return
-	}
-	AccumF16(out, nq, hd, w, ws, vals, stride, n)
+	k.ops.accumF16(out, nq, hd, w, ws, vals, stride, n)
 }
 
 // AccumF16 is the portable reference of (*Impl).AccumF16.
@@ -178,34 +145,7 @@ func AccumF16(out []float32, nq, hd int, w []float32, ws int, vals []byte, strid
 // for the bound) and the sum is still accumulated in float64. Masked (-Inf)
 // entries become 0 and an all -Inf row becomes all 0, as in the package
 // function.
-func (k *Impl) Softmax(x []float32) {
-	if !k.simdOps() || len(x) < 8 {
-		Softmax(x)
-		return
-	}
-	n8 := len(x) &^ 7
-	m := maxAVX2(&x[0], n8)
-	for _, v := range x[n8:] {
-		if v > m {
-			m = v
-		}
-	}
-	if math.IsInf(float64(m), -1) {
-		clear(x)
-		return
-	}
-	sum := expSubSumAVX2(&x[0], n8, m)
-	for i := n8; i < len(x); i++ {
-		e := float32(math.Exp(float64(x[i] - m)))
-		x[i] = e
-		sum += float64(e)
-	}
-	s := float32(1 / sum)
-	scaleAVX2(&x[0], n8, s)
-	for i := n8; i < len(x); i++ {
-		x[i] *= s
-	}
-}
+func (k *Impl) Softmax(x []float32) { k.ops.softmax(x) }
 
 // SiLUMul is the package SiLUMul; on SIMD paths every element uses the
 // vector e^x (see Softmax) and a vector divide.
@@ -213,81 +153,22 @@ func (k *Impl) SiLUMul(gate, up []float32) {
 	if len(up) < len(gate) {
 		panic(fmt.Sprintf("kernels: SiLUMul: len(gate)=%d > len(up)=%d", len(gate), len(up)))
 	}
-	if !k.simdOps() {
-		SiLUMul(gate, up)
-		return
-	}
-	n8 := len(gate) &^ 7
-	if n8 > 0 {
-		siluMulAVX2(&gate[0], &up[0], n8)
-	}
-	if t := len(gate) - n8; t > 0 {
-		// The tail goes through the vector routine too (padded), so an
-		// element's result does not depend on where a call's range ends
-		// (generation splits rows into chunks, prefill does whole rows).
-		var g, u [8]float32
-		copy(g[:], gate[n8:])
-		copy(u[:], up[n8:len(gate)])
-		siluMulAVX2(&g[0], &u[0], 8)
-		copy(gate[n8:], g[:t])
-	}
+	k.ops.siluMul(gate, up)
 }
 
-// QuantizeAct is the package QuantizeAct; on SIMD paths the Q8_0 and F16
-// encodings (the activations of Q4_0/Q5_0/Q8_0 and F16 weights) run in
-// assembly, bit-exact with the package encoders for finite inputs
-// (TestQuantizeActSIMD). Activations are finite unless the model already
-// diverged.
+// QuantizeAct is the package QuantizeAct through this path's encoders; on
+// SIMD paths the Q8_0 and F16 encodings (the activations of Q4_0/Q5_0/Q8_0
+// and F16 weights) run in assembly, bit-exact with the package encoders for
+// finite inputs (TestQuantizeActSIMD). Activations are finite unless the
+// model already diverged.
 func (k *Impl) QuantizeAct(t ggml.Type, x []float32, dst []byte) error {
-	if !k.simdOps() {
-		return QuantizeAct(t, x, dst)
-	}
-	a := t
-	if !isActType(a) {
-		a = ActType(t)
-	}
-	switch a {
-	case ggml.Q8_0:
-		if err := checkRow("quantize activations", a, len(x), len(dst)); err != nil {
-			return err
-		}
-		if len(x) > 0 {
-			quantQ8_0AVX2(&x[0], len(x)/32, &dst[0])
-		}
-		return nil
-	case ggml.F16:
-		if err := checkRow("quantize activations", a, len(x), len(dst)); err != nil {
-			return err
-		}
-		k.f16Row(x, dst)
-		return nil
-	}
-	return QuantizeAct(t, x, dst)
+	return quantizeAct(&k.types, t, x, dst)
 }
 
-// f16Row encodes x as F16 into dst (len 2·len(x), checked by the caller).
-func (k *Impl) f16Row(x []float32, dst []byte) {
-	n8 := len(x) &^ 7
-	if n8 > 0 {
-		f16RowAVX2(&x[0], n8, &dst[0])
-	}
-	for i := n8; i < len(x); i++ {
-		h := F32ToF16(x[i])
-		dst[2*i], dst[2*i+1] = byte(h), byte(h>>8)
-	}
-}
-
-// Quantize is the package Quantize; on SIMD paths F16 (the KV cache
-// encoding) runs in assembly, bit-exact.
+// Quantize is the package Quantize through this path's encoders; on SIMD
+// paths F16 (the KV cache encoding) runs in assembly, bit-exact.
 func (k *Impl) Quantize(t ggml.Type, src []float32, dst []byte) error {
-	if !k.simdOps() || t != ggml.F16 {
-		return Quantize(t, src, dst)
-	}
-	if err := checkRow("quantize", t, len(src), len(dst)); err != nil {
-		return err
-	}
-	k.f16Row(src, dst)
-	return nil
+	return quantize(&k.types, t, src, dst)
 }
 
 // RoundF16 sets dst[i] to x[i] rounded to the nearest F16 value (ties to
@@ -297,14 +178,12 @@ func (k *Impl) RoundF16(dst, x []float32) {
 	if len(dst) < len(x) {
 		panic(fmt.Sprintf("kernels: RoundF16: len(dst)=%d < len(x)=%d", len(dst), len(x)))
 	}
-	n8 := 0
-	if k.simdOps() {
-		n8 = len(x) &^ 7
-		if n8 > 0 {
-			roundF16AVX2(&dst[0], &x[0], n8)
-		}
-	}
-	for i := n8; i < len(x); i++ {
+	k.ops.roundF16(dst, x)
+}
+
+// roundF16 is the portable RoundF16 (lengths checked by the caller).
+func roundF16(dst, x []float32) {
+	for i := range x {
 		dst[i] = F16ToF32(F32ToF16(x[i]))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/memvanta/memvanta/core/ggml"
 )
@@ -17,26 +18,16 @@ const NoType ggml.Type = ^ggml.Type(0)
 // integer sums see the same quantized activations. It returns NoType for a
 // type without a dot routine.
 func ActType(w ggml.Type) ggml.Type {
-	switch w {
-	case ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.IQ4_NL:
-		return ggml.Q8_0
-	case ggml.Q4_1, ggml.Q5_1:
-		return ggml.Q8_1
-	case ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS:
-		return ggml.Q8_K
-	case ggml.F32, ggml.F16, ggml.BF16:
-		return w
+	if !Executes(w) {
+		return NoType
 	}
-	return NoType
+	return portableRows[w].act
 }
 
-// isActType reports whether t is one of the activation encodings.
+// isActType reports whether t is one of the activation encodings (a row
+// with an activation encoder).
 func isActType(t ggml.Type) bool {
-	switch t {
-	case ggml.Q8_0, ggml.Q8_1, ggml.Q8_K, ggml.F32, ggml.F16, ggml.BF16:
-		return true
-	}
-	return false
+	return uint64(t) < numTypes && portableRows[t].quantAct != nil
 }
 
 // RowSize is the byte length of n elements of t, failing for an unknown type
@@ -74,6 +65,11 @@ func checkRow(op string, t ggml.Type, n int, b int) error {
 // ggml's AVX2 quantize_row_q8_0 rounds ties to even and scales by 127/amax, so
 // it can differ from the reference in the last bit on ties).
 func QuantizeAct(t ggml.Type, x []float32, dst []byte) error {
+	return quantizeAct(&portableRows, t, x, dst)
+}
+
+// quantizeAct is QuantizeAct through a path's table.
+func quantizeAct(rows *[numTypes]routines, t ggml.Type, x []float32, dst []byte) error {
 	a := t
 	if !isActType(a) {
 		a = ActType(t)
@@ -84,16 +80,7 @@ func QuantizeAct(t ggml.Type, x []float32, dst []byte) error {
 	if err := checkRow("quantize activations", a, len(x), len(dst)); err != nil {
 		return err
 	}
-	switch a {
-	case ggml.Q8_0:
-		quantQ8_0(x, dst)
-	case ggml.Q8_1:
-		quantQ8_1(x, dst)
-	case ggml.Q8_K:
-		quantQ8_K(x, dst)
-	default:
-		quantFloat(a, x, dst)
-	}
+	rows[a].quantAct(x, dst)
 	return nil
 }
 
@@ -102,6 +89,11 @@ func QuantizeAct(t ggml.Type, x []float32, dst []byte) error {
 // these types without an importance matrix). Block types reject non-finite
 // input because ggml's scale search turns it into garbage blocks.
 func Quantize(t ggml.Type, src []float32, dst []byte) error {
+	return quantize(&portableRows, t, src, dst)
+}
+
+// quantize is Quantize through a path's table.
+func quantize(rows *[numTypes]routines, t ggml.Type, src []float32, dst []byte) error {
 	if err := checkRow("quantize", t, len(src), len(dst)); err != nil {
 		return err
 	}
@@ -112,27 +104,25 @@ func Quantize(t ggml.Type, src []float32, dst []byte) error {
 			}
 		}
 	}
-	switch t {
-	case ggml.F32, ggml.F16, ggml.BF16:
-		quantFloat(t, src, dst)
-	case ggml.Q4_0:
-		quantQ4_0(src, dst)
-	case ggml.Q4_1:
-		quantQ4_1(src, dst)
-	case ggml.Q5_0:
-		quantQ5_0(src, dst)
-	case ggml.Q5_1:
-		quantQ5_1(src, dst)
-	case ggml.Q8_0:
-		quantQ8_0(src, dst)
-	case ggml.Q8_1:
-		quantQ8_1(src, dst)
-	case ggml.Q8_K:
-		quantQ8_K(src, dst)
-	default:
-		return fmt.Errorf("kernels: quantize to %s is not supported (supported: F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q8_1 Q8_K)", t)
+	if uint64(t) >= numTypes || rows[t].quant == nil {
+		return fmt.Errorf("kernels: quantize to %s is not supported (supported: %s)", t, quantizable())
 	}
+	rows[t].quant(src, dst)
 	return nil
+}
+
+// quantizable lists the types Quantize encodes: the float types, then the
+// block types, each in type id order.
+func quantizable() string {
+	var names []string
+	for _, quantized := range []bool{false, true} {
+		for t := range portableRows {
+			if typ := ggml.Type(t); portableRows[t].quant != nil && typ.Quantized() == quantized {
+				names = append(names, typ.String())
+			}
+		}
+	}
+	return strings.Join(names, " ")
 }
 
 func putF16(b []byte, f float32) { binary.LittleEndian.PutUint16(b, F32ToF16(f)) }
@@ -146,20 +136,21 @@ func getF16(b []byte) float32 {
 	return f16Special(h)
 }
 
-func quantFloat(t ggml.Type, x []float32, dst []byte) {
-	switch t {
-	case ggml.F32:
-		for i, v := range x {
-			binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(v))
-		}
-	case ggml.F16:
-		for i, v := range x {
-			binary.LittleEndian.PutUint16(dst[2*i:], F32ToF16(v))
-		}
-	case ggml.BF16:
-		for i, v := range x {
-			binary.LittleEndian.PutUint16(dst[2*i:], F32ToBF16(v))
-		}
+func quantF32(x []float32, dst []byte) {
+	for i, v := range x {
+		binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(v))
+	}
+}
+
+func quantF16(x []float32, dst []byte) {
+	for i, v := range x {
+		binary.LittleEndian.PutUint16(dst[2*i:], F32ToF16(v))
+	}
+}
+
+func quantBF16(x []float32, dst []byte) {
+	for i, v := range x {
+		binary.LittleEndian.PutUint16(dst[2*i:], F32ToBF16(v))
 	}
 }
 

@@ -13,7 +13,9 @@ import (
 // previous one-dot-per-weight-row loop, for comparison and benchmarks.
 func withoutRows4(k *Impl) *Impl {
 	c := k.clone(k.Name + "-rows1")
-	c.dotRows4 = [64]DotRows4Func{}
+	for t := range c.types {
+		c.types[t].dots.rows4 = nil
+	}
 	return c
 }
 

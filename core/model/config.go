@@ -99,7 +99,7 @@ func unsupportedType(name string, t ggml.Type) error {
 }
 
 // matmulType reports whether every kernel path can multiply by t.
-func matmulType(t ggml.Type) bool { return kernels.Scalar().Dot(t) != nil }
+func matmulType(t ggml.Type) bool { return kernels.Executes(t) }
 
 // dequantizable reports whether norms, biases and embeddings of type t can
 // be decoded to f32 (the executable types all can).

@@ -6,43 +6,17 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
-// archDot pairs a weight type with its assembly routine.
-type archDot struct {
-	t ggml.Type
-	f asmDot
-}
+// Adapters from the assembly calling conventions (asmDot, asmDot4) to the
+// slice-based function types of api.go, shared by every architecture's
+// rows (derive). They are plain Go: the portable build compiles them too.
 
-// deriveImpl copies base and overrides the listed dot entries, so types
-// without a routine on this path keep base's (ultimately scalar) one.
-func deriveImpl(base *Impl, name string, dots []archDot) *Impl {
-	k := base.clone(name)
-	for _, d := range dots {
-		k.setDot(d.t, wrapAsm(d.t, d.f))
-		k.dot4[d.t] = nil // base's four-row routine matches base's dot, not this one
-		k.dotRows4[d.t] = nil
-	}
-	return k
-}
-
-// archDot4 pairs a weight type with its four-activation-row routine, which
-// must be bit-identical to the same path's one-row routine.
+// archDot4 pairs a type with a four-row routine (asmDot4 convention) that
+// is listed but not yet in a dispatch row (rows4k_amd64.go, dot4_arm64.go),
+// so its tests can check it against the one-row routine directly. To
+// dispatch it, name it as the dot4/rows4 field of the type's archRow.
 type archDot4 struct {
 	t ggml.Type
 	f asmDot4
-}
-
-// setDot4s installs four-row routines on k (after deriveImpl).
-func setDot4s(k *Impl, dots []archDot4) {
-	for _, d := range dots {
-		k.dot4[d.t] = wrapAsm4(d.t, d.f)
-	}
-}
-
-// setDotRows4s installs four-weight-row routines on k (after deriveImpl).
-func setDotRows4s(k *Impl, dots []archDot4) {
-	for _, d := range dots {
-		k.dotRows4[d.t] = wrapAsmRows4(d.t, d.f)
-	}
 }
 
 // wrapAsmRows4 is wrapAsm4 for the four-weight-row routines: the stride
