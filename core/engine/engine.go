@@ -34,13 +34,18 @@ type Options struct {
 // Stats is a snapshot for metrics.
 type Stats struct {
 	Slots, Running, Waiting int
-	KVUsed, KVCap           int   // positions held by running requests / all slots' capacity
-	KVBytes                 int64 // allocated cache pages
-	PromptTokens            int64 // prompt tokens computed
-	CachedTokens            int64 // prompt tokens reused from slot caches
-	GenTokens               int64
-	Steps                   int64
-	Finished                map[string]int64 // by finish reason ("stop", "length", "cancelled", "error")
+	// KV positions: KVUsed are held by running requests; KVCached by idle
+	// slots (finished requests' tokens, kept for prefix reuse: a new
+	// request reuses or overwrites them, so they are not capacity in use);
+	// KVCap is all slots' capacity.
+	KVUsed, KVCached, KVCap int
+
+	KVBytes      int64 // allocated cache pages
+	PromptTokens int64 // prompt tokens computed
+	CachedTokens int64 // prompt tokens reused from slot caches
+	GenTokens    int64
+	Steps        int64
+	Finished     map[string]int64 // by finish reason ("stop", "length", "cancelled", "error")
 }
 
 // Engine runs requests over one model. Submit from any goroutine; Run the
@@ -412,6 +417,7 @@ func (e *Engine) start(s *slot, j *job, reuse int) {
 	s.usage = Usage{PromptTokens: len(j.req.Prompt), CachedTokens: reuse, Queued: time.Since(j.submitted)}
 	e.mu.Lock()
 	e.stats.CachedTokens += int64(reuse)
+	e.updateKVLocked()
 	e.mu.Unlock()
 }
 
@@ -539,14 +545,16 @@ func (e *Engine) finish(s *slot, reason string, err error) {
 }
 
 func (e *Engine) updateKVLocked() {
-	used, bytes := 0, int64(0)
+	used, cached, bytes := 0, 0, int64(0)
 	running := 0
 	for _, s := range e.slots {
 		bytes += s.seq.Bytes()
 		if s.j != nil {
 			used += s.seq.Len()
 			running++
+		} else {
+			cached += s.seq.Len()
 		}
 	}
-	e.stats.KVUsed, e.stats.KVBytes, e.stats.Running = used, bytes, running
+	e.stats.KVUsed, e.stats.KVCached, e.stats.KVBytes, e.stats.Running = used, cached, bytes, running
 }

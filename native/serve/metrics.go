@@ -11,10 +11,16 @@ import (
 // Metric names. The two the Gateway API Inference Extension (llm-d, KServe)
 // scrapes to pick a replica are NumRequestsWaiting (queue depth) and
 // KVCacheUsage (fraction 0..1); see docs/llm-d.md for the mapping.
+// KVCacheUsage counts the positions of running requests, as vLLM counts
+// blocks referenced by running requests: an idle slot's cached tokens are
+// reusable but evictable (the next request reuses or overwrites them), so
+// they are free capacity, shown apart in KVCacheIdleCached. Their sum is
+// what llama-server's kv_cache_usage_ratio counts (every occupied cell).
 const (
 	NumRequestsWaiting = "memvanta:num_requests_waiting"
 	NumRequestsRunning = "memvanta:num_requests_running"
 	KVCacheUsage       = "memvanta:kv_cache_usage_perc"
+	KVCacheIdleCached  = "memvanta:kv_cache_idle_cached_perc"
 )
 
 type metrics struct {
@@ -50,6 +56,13 @@ func newMetrics(s *Server) *metrics {
 			return 0
 		}
 		return float64(st.KVUsed) / float64(st.KVCap)
+	})
+	gauge(KVCacheIdleCached, "Fraction (0..1) of all slots' KV-cache positions held by idle slots: finished requests' tokens kept for prefix reuse (free for new requests).", func(b *Backend) float64 {
+		st := b.Engine.Stats()
+		if st.KVCap == 0 {
+			return 0
+		}
+		return float64(st.KVCached) / float64(st.KVCap)
 	})
 	gauge("memvanta:kv_cache_bytes", "Bytes of KV-cache pages allocated across slots.", func(b *Backend) float64 { return float64(b.Engine.Stats().KVBytes) })
 	gauge("memvanta:slots", "Configured slots (-np).", func(b *Backend) float64 { return float64(b.Engine.Stats().Slots) })

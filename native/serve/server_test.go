@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -358,7 +359,8 @@ func TestUtilityEndpoints(t *testing.T) {
 		t.Errorf("models: %+v %v", models, err)
 	}
 	// Metrics after one generation.
-	if _, err := f.client.Completions.New(context.Background(), greedyCompletion("count me", 3)); err != nil {
+	cmpl, err := f.client.Completions.New(context.Background(), greedyCompletion("count me", 3))
+	if err != nil {
 		t.Fatal(err)
 	}
 	resp, err = http.Get(f.url + "/metrics")
@@ -372,6 +374,19 @@ func TestUtilityEndpoints(t *testing.T) {
 		if !strings.Contains(string(body), want+"\n") {
 			t.Errorf("metrics lack %q", want)
 		}
+	}
+	// The idle slot keeps the prompt and the generated tokens but the last
+	// (sampled, never fed back) in its cache: free capacity, shown apart.
+	held := int(cmpl.Usage.PromptTokens) + 3 - 1
+	want := float64(held) / float64(f.eng.SlotCtx())
+	var got float64
+	for _, l := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(l, KVCacheIdleCached+" "); ok {
+			got, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	if got != want {
+		t.Errorf("%s %v, want %d/%d = %v", KVCacheIdleCached, got, held, f.eng.SlotCtx(), want)
 	}
 }
 
