@@ -25,6 +25,13 @@ type opsTable struct {
 	softmax   func(x []float32)
 	siluMul   func(gate, up []float32)
 	roundF16  func(dst, x []float32)
+	// Portable on every path today; fields so that model code reaches
+	// them through its Impl like every other op, and a SIMD version is one
+	// field edit.
+	rmsNorm func(out, x, weight []float32, eps float32)
+	add     func(dst, x []float32)
+	scale   func(x []float32, s float32)
+	geluMul func(gate, up []float32)
 }
 
 // scoresFunc is ScoresF16's signature.
@@ -39,8 +46,24 @@ func portableOps() opsTable {
 		softmax:   Softmax,
 		siluMul:   SiLUMul,
 		roundF16:  roundF16,
+		rmsNorm:   RMSNorm,
+		add:       Add,
+		scale:     Scale,
+		geluMul:   GeLUMul,
 	}
 }
+
+// RMSNorm is the package RMSNorm through this path (see ops.go).
+func (k *Impl) RMSNorm(out, x, weight []float32, eps float32) { k.ops.rmsNorm(out, x, weight, eps) }
+
+// Add is the package Add through this path.
+func (k *Impl) Add(dst, x []float32) { k.ops.add(dst, x) }
+
+// Scale is the package Scale through this path.
+func (k *Impl) Scale(x []float32, s float32) { k.ops.scale(x, s) }
+
+// GeLUMul is the package GeLUMul (GeGLU) through this path.
+func (k *Impl) GeLUMul(gate, up []float32) { k.ops.geluMul(gate, up) }
 
 // AddScaled does dst += s×x. On SIMD paths it is bit-identical to the
 // package AddScaled (separate multiply and add, no FMA).

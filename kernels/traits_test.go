@@ -114,7 +114,8 @@ func TestPathsCoverTheTable(t *testing.T) {
 			}
 		}
 		o := k.ops
-		if o.addScaled == nil || o.scoresF16 == nil || o.accumF16 == nil || o.softmax == nil || o.siluMul == nil || o.roundF16 == nil {
+		if o.addScaled == nil || o.scoresF16 == nil || o.accumF16 == nil || o.softmax == nil || o.siluMul == nil || o.roundF16 == nil ||
+			o.rmsNorm == nil || o.add == nil || o.scale == nil || o.geluMul == nil {
 			t.Errorf("%s: op table has nil fields: %+v", k.Name, o)
 		}
 	}

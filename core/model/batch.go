@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-
-	"github.com/memvanta/memvanta/kernels"
 )
 
 // Multi-sequence forward passes: several independent sequences, each with
@@ -149,7 +147,7 @@ func (m *Model) segmentBatch(ctx context.Context, toks []int32, seqs []SeqBatch,
 		for _, i := range want {
 			if seqs[i].KV == s.kv {
 				last := s.r0 + s.n - 1
-				kernels.RMSNorm(m.xn[k*E:(k+1)*E], m.x[last*E:(last+1)*E], m.normW, c.RMSEps)
+				m.k.RMSNorm(m.xn[k*E:(k+1)*E], m.x[last*E:(last+1)*E], m.normW, c.RMSEps)
 				k++
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/memvanta/memvanta/core/ggml"
-	"github.com/memvanta/memvanta/kernels"
 )
 
 // The shared blocks every architecture's graph is composed of. A layer is
@@ -135,9 +134,9 @@ func (m *Model) qkv(ty []ggml.Type, ts [][]byte, nb int) error {
 			return err
 		}
 		for i := 0; i < nb; i++ {
-			kernels.Add(m.q[i*Q:(i+1)*Q], b[:Q])
-			kernels.Add(m.kk[i*KV:(i+1)*KV], b[Q:Q+KV])
-			kernels.Add(m.vv[i*KV:(i+1)*KV], b[Q+KV:])
+			m.k.Add(m.q[i*Q:(i+1)*Q], b[:Q])
+			m.k.Add(m.kk[i*KV:(i+1)*KV], b[Q:Q+KV])
+			m.k.Add(m.vv[i*KV:(i+1)*KV], b[Q+KV:])
 		}
 	}
 	return nil
@@ -169,11 +168,11 @@ func (m *Model) qkNormRows(lo, hi int) {
 	wq, wk := m.qkNormW[:hd], m.qkNormW[hd:2*hd]
 	for h := lo * c.NHead; h < hi*c.NHead; h++ {
 		x := m.q[h*hd : (h+1)*hd]
-		kernels.RMSNorm(x, x, wq, c.RMSEps)
+		m.k.RMSNorm(x, x, wq, c.RMSEps)
 	}
 	for h := lo * c.NHeadKV; h < hi*c.NHeadKV; h++ {
 		x := m.kk[h*hd : (h+1)*hd]
-		kernels.RMSNorm(x, x, wk, c.RMSEps)
+		m.k.RMSNorm(x, x, wk, c.RMSEps)
 	}
 }
 
@@ -206,7 +205,7 @@ func (m *Model) ffn(ty []ggml.Type, ts [][]byte, nb int) error {
 		return err
 	}
 	if c.GeGLU {
-		m.pool.Run(nb, 1, func(lo, hi int) { kernels.GeLUMul(m.gate[lo*F:hi*F], m.up[lo*F:hi*F]) })
+		m.pool.Run(nb, 1, func(lo, hi int) { m.k.GeLUMul(m.gate[lo*F:hi*F], m.up[lo*F:hi*F]) })
 	} else {
 		m.pool.Run(nb, 1, func(lo, hi int) { m.k.SiLUMul(m.gate[lo*F:hi*F], m.up[lo*F:hi*F]) })
 	}
@@ -220,7 +219,7 @@ func (m *Model) addBias(y []float32, nb int, t ggml.Type, b []byte, n int) error
 		return err
 	}
 	for i := 0; i < nb; i++ {
-		kernels.Add(y[i*n:(i+1)*n], m.bias[:n])
+		m.k.Add(y[i*n:(i+1)*n], m.bias[:n])
 	}
 	return nil
 }
@@ -232,12 +231,12 @@ func (m *Model) norm(t ggml.Type, w []byte, nb int) error {
 		return err
 	}
 	if nb == 1 {
-		kernels.RMSNorm(m.xn[:E], m.x[:E], m.normW, m.Cfg.RMSEps)
+		m.k.RMSNorm(m.xn[:E], m.x[:E], m.normW, m.Cfg.RMSEps)
 		return nil
 	}
 	m.pool.Run(nb, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			kernels.RMSNorm(m.xn[b*E:(b+1)*E], m.x[b*E:(b+1)*E], m.normW, m.Cfg.RMSEps)
+			m.k.RMSNorm(m.xn[b*E:(b+1)*E], m.x[b*E:(b+1)*E], m.normW, m.Cfg.RMSEps)
 		}
 	})
 	return nil
@@ -251,12 +250,12 @@ func (m *Model) postNorm(t ggml.Type, w []byte, nb int) error {
 		return err
 	}
 	if nb == 1 {
-		kernels.RMSNorm(m.tmp[:E], m.tmp[:E], m.normW, m.Cfg.RMSEps)
+		m.k.RMSNorm(m.tmp[:E], m.tmp[:E], m.normW, m.Cfg.RMSEps)
 		return nil
 	}
 	m.pool.Run(nb, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			kernels.RMSNorm(m.tmp[b*E:(b+1)*E], m.tmp[b*E:(b+1)*E], m.normW, m.Cfg.RMSEps)
+			m.k.RMSNorm(m.tmp[b*E:(b+1)*E], m.tmp[b*E:(b+1)*E], m.normW, m.Cfg.RMSEps)
 		}
 	})
 	return nil
@@ -267,10 +266,10 @@ func (m *Model) postNorm(t ggml.Type, w []byte, nb int) error {
 func (m *Model) residual(nb int) {
 	E := m.Cfg.NEmbd
 	if nb == 1 {
-		kernels.Add(m.x[:E], m.tmp[:E])
+		m.k.Add(m.x[:E], m.tmp[:E])
 		return
 	}
-	m.pool.Run(nb, 1, func(lo, hi int) { kernels.Add(m.x[lo*E:hi*E], m.tmp[lo*E:hi*E]) })
+	m.pool.Run(nb, 1, func(lo, hi int) { m.k.Add(m.x[lo*E:hi*E], m.tmp[lo*E:hi*E]) })
 }
 
 // ropeStore rotates batch token b's q and k (at position pos0+b, with the
@@ -290,7 +289,7 @@ func (m *Model) ropeStore(l, pos0, b int) error {
 	r.ApplyCache(q, c.HeadDim, cs)
 	r.ApplyCache(m.kk[b*KV:(b+1)*KV], c.HeadDim, cs)
 	if c.ScaleQ {
-		kernels.Scale(q, m.qScale)
+		m.k.Scale(q, m.qScale)
 	}
 	return m.kv.store(m.k, l, pos, m.kk[b*KV:(b+1)*KV], m.vv[b*KV:(b+1)*KV])
 }
@@ -336,7 +335,7 @@ func (m *Model) logitsOut(ts [][]byte) error {
 		if err := m.k.Dequantize(m.outBiasType, ts[2], m.outBiasW); err != nil {
 			return fmt.Errorf("model: %s: %w", outBias, err)
 		}
-		kernels.Add(m.logits, m.outBiasW)
+		m.k.Add(m.logits, m.outBiasW)
 	}
 	if cp := c.FinalSoftcap; cp != 0 {
 		inv := 1 / cp

@@ -384,7 +384,7 @@ func (m *Model) embed(ctx context.Context, toks []int32) error {
 			return fmt.Errorf("model: embedding of token %d: %w", t, err)
 		}
 		if m.embScale != 0 {
-			kernels.Scale(m.x[b*E:(b+1)*E], m.embScale)
+			m.k.Scale(m.x[b*E:(b+1)*E], m.embScale)
 		}
 	}
 	return nil
@@ -426,7 +426,7 @@ func (m *Model) batch(ctx context.Context, toks []int32, wantLogits bool) error 
 	if err := m.k.Dequantize(m.outNormType, ts[0], m.normW); err != nil {
 		return fmt.Errorf("model: %s: %w", outNorm, err)
 	}
-	kernels.RMSNorm(m.xn[:E], last, m.normW, c.RMSEps)
+	m.k.RMSNorm(m.xn[:E], last, m.normW, c.RMSEps)
 	if err := m.project(m.xn[:E], 1, E, proj{m.outType, ts[1], c.NVocab, m.logits}); err != nil {
 		return err
 	}

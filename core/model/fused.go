@@ -76,7 +76,7 @@ func (f *fusedMV) work(lo, hi int) {
 		f.rows(g, s.lo, s.hi)
 		f.rows(u, s.lo, s.hi)
 		if f.geglu {
-			kernels.GeLUMul(g.y[s.lo:s.hi], u.y[s.lo:s.hi])
+			f.k.GeLUMul(g.y[s.lo:s.hi], u.y[s.lo:s.hi])
 		} else {
 			f.k.SiLUMul(g.y[s.lo:s.hi], u.y[s.lo:s.hi])
 		}
