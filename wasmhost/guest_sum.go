@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "a74a30a0bca0e2933e1af4f781470df8a19de6a354d0e44a6375df03426845f4"
+const guestSHA256 = "eda835ca6197c0fee0019fc86efc8ab8517ef723582f7c1875f2c55506d19761"
