@@ -11,7 +11,11 @@ import (
 // arm64 CPU; where the CPU has the ARMv8.2 dot-product extension (ASIMDDP:
 // Graviton2+, Apple M1+, Neoverse) the Q4_0/Q8_0/Q4_K/Q6_K/IQ4_NL/IQ4_XS
 // rows are replaced by SDOT ones (neonDotprodRows), which need half the
-// instructions per block. The ops stay portable (nil op edits).
+// instructions per block, and Q4_0/Q8_0 get packed MatMul (gemm_arm64.go).
+// Every dot comes with its four-row routines (dot4_arm64.s: Dot4 for
+// MatMul, DotRows4 for MatVec), bit-identical to it; Q5_K, which has no SDOT
+// dot, keeps its ARMv8.0 row on both tables. The ops stay portable (nil op
+// edits).
 func archImpls(scalar *Impl) []*Impl {
 	neon := derive(scalar, "neon", neonRows, nil)
 	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
@@ -22,20 +26,22 @@ func archImpls(scalar *Impl) []*Impl {
 
 // neonDotprodRows replace neonRows entries on CPUs with ASIMDDP.
 var neonDotprodRows = []archRow{
-	{t: ggml.Q4_0, dot: dotQ4_0Q8_0NEONDot},
-	{t: ggml.Q8_0, dot: dotQ8_0Q8_0NEONDot},
-	{t: ggml.Q4_K, dot: dotQ4_KQ8_KNEONDot},
-	{t: ggml.Q6_K, dot: dotQ6_KQ8_KNEONDot},
-	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0NEONDot},
-	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEONDot},
+	{t: ggml.Q4_0, dot: dotQ4_0Q8_0NEONDot, dot4: dot4Q4_0Q8_0NEONDot, rows4: dotRows4Q4_0Q8_0NEONDot,
+		gemm: gemmNEONDot(8, gemmKernelQ4_0NEONDot)},
+	{t: ggml.Q8_0, dot: dotQ8_0Q8_0NEONDot, dot4: dot4Q8_0Q8_0NEONDot, rows4: dotRows4Q8_0Q8_0NEONDot,
+		gemm: gemmNEONDot(128, gemmKernelQ8_0NEONDot)},
+	{t: ggml.Q4_K, dot: dotQ4_KQ8_KNEONDot, dot4: dot4Q4_KQ8_KNEONDot, rows4: dotRows4Q4_KQ8_KNEONDot},
+	{t: ggml.Q6_K, dot: dotQ6_KQ8_KNEONDot, dot4: dot4Q6_KQ8_KNEONDot, rows4: dotRows4Q6_KQ8_KNEONDot},
+	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0NEONDot, dot4: dot4IQ4_NLQ8_0NEONDot, rows4: dotRows4IQ4_NLQ8_0NEONDot},
+	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEONDot, dot4: dot4IQ4_XSQ8_KNEONDot, rows4: dotRows4IQ4_XSQ8_KNEONDot},
 }
 
 // neonRows are the ARMv8.0 routines, one row per type (see archRow).
 var neonRows = []archRow{
-	{t: ggml.Q4_0, dot: dotQ4_0Q8_0NEON},
-	{t: ggml.Q8_0, dot: dotQ8_0Q8_0NEON},
-	{t: ggml.Q4_K, dot: dotQ4_KQ8_KNEON},
-	{t: ggml.Q6_K, dot: dotQ6_KQ8_KNEON},
+	{t: ggml.Q4_0, dot: dotQ4_0Q8_0NEON, dot4: dot4Q4_0Q8_0NEON, rows4: dotRows4Q4_0Q8_0NEON},
+	{t: ggml.Q8_0, dot: dotQ8_0Q8_0NEON, dot4: dot4Q8_0Q8_0NEON, rows4: dotRows4Q8_0Q8_0NEON},
+	{t: ggml.Q4_K, dot: dotQ4_KQ8_KNEON, dot4: dot4Q4_KQ8_KNEON, rows4: dotRows4Q4_KQ8_KNEON},
+	{t: ggml.Q6_K, dot: dotQ6_KQ8_KNEON, dot4: dot4Q6_KQ8_KNEON, rows4: dotRows4Q6_KQ8_KNEON},
 	{t: ggml.F32, dot: dotF32NEON},
 	{t: ggml.F16, dot: dotF16NEON},
 	{t: ggml.Q4_1, dot: dotQ4_1Q8_1NEON},
@@ -43,10 +49,10 @@ var neonRows = []archRow{
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1NEON},
 	{t: ggml.Q2_K, dot: dotQ2_KQ8_KNEON},
 	{t: ggml.Q3_K, dot: dotQ3_KQ8_KNEON},
-	{t: ggml.Q5_K, dot: dotQ5_KQ8_KNEON},
+	{t: ggml.Q5_K, dot: dotQ5_KQ8_KNEON, dot4: dot4Q5_KQ8_KNEON, rows4: dotRows4Q5_KQ8_KNEON},
 	{t: ggml.BF16, dot: dotBF16NEON},
-	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0NEON},
-	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEON},
+	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0NEON, dot4: dot4IQ4_NLQ8_0NEON, rows4: dotRows4IQ4_NLQ8_0NEON},
+	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEON, dot4: dot4IQ4_XSQ8_KNEON, rows4: dotRows4IQ4_XSQ8_KNEON},
 }
 
 //go:noescape

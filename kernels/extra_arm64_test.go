@@ -1,6 +1,10 @@
 package kernels
 
-import "github.com/klauspost/cpuid/v2"
+import (
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/memvanta/memvanta/core/ggml"
+)
 
 // simdExtraPaths are dispatch variants Available() does not return on this
 // CPU but that must still be checked: with ASIMDDP the "neon" path uses the
@@ -10,4 +14,11 @@ func simdExtraPaths() []*Impl {
 		return []*Impl{derive(Scalar(), "neon-v8.0", neonRows, nil)}
 	}
 	return nil
+}
+
+// With ASIMDDP the neon path has packed Q4_0/Q8_0 MatMul (gemm_arm64.go).
+func init() {
+	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
+		packedAt["neon"] = []ggml.Type{ggml.Q4_0, ggml.Q8_0}
+	}
 }

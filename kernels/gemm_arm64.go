@@ -15,12 +15,10 @@ import (
 // gemmNEONMinBatch is a guess: packing is Go code paid once per MatMul.
 const gemmNEONMinBatch = 8
 
-// neonDotprodGemms returns the packed routines of the ASIMDDP table.
-func neonDotprodGemms() map[ggml.Type]*gemmRoutines {
-	return map[ggml.Type]*gemmRoutines{
-		ggml.Q4_0: newGemmNEON(ggml.Q4_0, 8, gemmKernelQ4_0NEONDot),
-		ggml.Q8_0: newGemmNEON(ggml.Q8_0, 128, gemmKernelQ8_0NEONDot),
-	}
+// gemmNEONDot is an archRow's packed MatMul (newGemmNEON) with packed
+// weights offset by off.
+func gemmNEONDot(off int, kernel neonGemmKernel) func(ggml.Type) *gemmRoutines {
+	return func(t ggml.Type) *gemmRoutines { return newGemmNEON(t, off, kernel) }
 }
 
 type neonGemmKernel func(nblk int, pw, a *byte, as int, prep *byte, pstride int, y *float32, ys, ntok, first int)

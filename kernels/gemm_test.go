@@ -196,7 +196,8 @@ func TestMatMulPacked(t *testing.T) {
 }
 
 // packedAt lists which (path, type) pairs have packed routines: the avx512
-// and avx2 paths for Q4_0 and Q8_0 (avx2's Q8_0 in the nibble-split layout).
+// and avx2 paths for Q4_0 and Q8_0 (avx2's Q8_0 in the nibble-split layout),
+// and neon with ASIMDDP (added by extra_arm64_test.go).
 var packedAt = map[string][]ggml.Type{"avx512": {ggml.Q4_0, ggml.Q8_0}, "avx2": {ggml.Q4_0, ggml.Q8_0}}
 
 // MatMul takes the packed path exactly when the path has one and the batch
