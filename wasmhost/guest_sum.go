@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "eda835ca6197c0fee0019fc86efc8ab8517ef723582f7c1875f2c55506d19761"
+const guestSHA256 = "7ed220412cf9e45b2213bb992f2160c3d1abc7583196196fb876a8fb794060e5"
