@@ -86,7 +86,7 @@ func gemmKWeights(r *rand.Rand, t ggml.Type, rows, cols int) []byte {
 // as well as 3 and 1 super-blocks (outputs continued through y). y starts
 // as NaN with a NaN guard after it.
 func TestMatMulPackedK(t *testing.T) {
-	types := []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS}
+	types := []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K}
 	rowsList := []int{1, 5, 15, 16, 17, 33}
 	colsList := []int{256, 768, 2048, 5632}
 	if gemmRace {
@@ -210,7 +210,7 @@ func TestMatMulPackedKDispatch(t *testing.T) {
 	p := NewPool(2)
 	defer p.Close()
 	const rows, cols = 21, 3 * 256
-	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
+	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			ws, _ := RowSize(typ, cols)
@@ -242,7 +242,7 @@ func TestMatMulPackedKDispatch(t *testing.T) {
 
 // Short buffers and bad strides panic in Go before the assembly runs.
 func TestGemmKShortInputsPanic(t *testing.T) {
-	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
+	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			bs, abs, pb := typ.TypeSize(), 292, g.blockB
@@ -343,6 +343,40 @@ func TestGemmPackIQ4XSLayout(t *testing.T) {
 						t.Fatalf("n=%d row %d block %d elem %d: index %d, scale pairs %#x %#x, offset pair %#x", n, row, b, e, idx, s16, s1, off)
 					}
 					got := float32(d*float32(sc)) * float32(iq4Codebook[idx])
+					if math.Float32bits(got) != math.Float32bits(want[b*256+e]) {
+						t.Fatalf("n=%d row %d block %d elem %d: packed gives %g, dequantized %g", n, row, b, e, got, want[b*256+e])
+					}
+				}
+			}
+		}
+	}
+}
+
+// The Q3_K packing (Q6_K's layout) recombines to Dequantize's values bit for
+// bit: (d·sc)·(q−32) from the packed fields, as for Q6_K, with every packed
+// value in 28..35 and the offset pairs holding the scales of groups 2k, 2k+1.
+func TestGemmPackQ3KLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(131, 132))
+	for _, n := range []int{1, 2, 5} {
+		ws := (n + 2) * 110
+		w := randWeights(r, ggml.Q3_K, 16*(n+2)*256)
+		dst := rawBytes(r, n*gemmQ6KBlockB)
+		packQ3K(n, w, ws, dst)
+		le := binary.LittleEndian
+		for row := 0; row < 16; row++ {
+			want := dequant(ggml.Q3_K, w[row*ws:row*ws+n*110], n*256)
+			for b := 0; b < n; b++ {
+				o := dst[b*gemmQ6KBlockB:]
+				d := math.Float32frombits(le.Uint32(o[gemmQ6KD+4*row:]))
+				for e := 0; e < 256; e++ {
+					g := e / 16
+					q := o[64*(e/4)+4*row+e%4]
+					sc := le.Uint32(o[gemmQ6KSc+64*g+4*row:])
+					off := le.Uint32(o[gemmQ6KOff+64*(g/2)+4*row:])
+					if q < 28 || q > 35 || sc>>16 != sc&0xffff || uint16(off>>(16*(g%2))) != uint16(sc) {
+						t.Fatalf("n=%d row %d block %d elem %d: q %d, scale pair %#x, offset pair %#x", n, row, b, e, q, sc, off)
+					}
+					got := float32(d*float32(int16(sc))) * float32(int(q)-32)
 					if math.Float32bits(got) != math.Float32bits(want[b*256+e]) {
 						t.Fatalf("n=%d row %d block %d elem %d: packed gives %g, dequantized %g", n, row, b, e, got, want[b*256+e])
 					}
