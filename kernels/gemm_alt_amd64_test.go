@@ -22,7 +22,7 @@ import (
 // TinyLlama's attention (2048×2048) and FFN down (2048×5632).
 func BenchmarkGemmAlt(b *testing.B) {
 	r := rand.New(rand.NewPCG(115, 116))
-	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K, ggml.Q2_K} {
 		for _, k := range gemmPaths(typ) {
 			for _, sh := range [][2]int{{2048, 2048}, {2048, 5632}} {
 				rows, cols := sh[0], sh[1]

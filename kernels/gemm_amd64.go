@@ -25,6 +25,8 @@ const (
 	gemmQ4KMinBatch   = 16
 	gemmQ5KMinBatch   = 16
 	gemmQ6KMinBatch   = 16
+	gemmQ3KMinBatch   = 16
+	gemmQ2KMinBatch   = 16
 	gemmIQ4XSMinBatch = 32
 )
 
@@ -155,6 +157,9 @@ func gemmKernelQ5KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride 
 
 //go:noescape
 func gemmKernelIQ4XSAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+
+//go:noescape
+func gemmKernelQ2KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
 
 //go:noescape
 func gemmKernelQ6KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)

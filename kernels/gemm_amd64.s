@@ -2397,3 +2397,289 @@ nlploop:
 nlpdone:
 	VZEROUPPER
 	RET
+
+// ---- AVX2 Q2_K against Q8_K, in the Q6_K layout extended by dmin (5760
+// bytes per super-block, gemmk3.go): quants 0..3, so the four VPMADDUBSW
+// pair sums of a group of 16 (≤ 4·2·3·128 = 3072) stay in int16 and each
+// group takes one VPMADDWD with (sc, sc); the mins pairs (m_2k, m_2k+1)
+// sit where Q6_K keeps its offset pairs and give summs against the bsum
+// pairs (QOFF2/QOFF1), finished as Q4_K's KFIN does with d at 5632 and
+// dmin at 5696.
+
+// f (flo, fhi) += fl(d_w·d_a)·isum − fl(dmin·d_a)·summs for the token whose
+// activation block is at ao(DI).
+#define Q2FIN(ao, ilo, ihi, mlo, mhi, flo, fhi) \
+	VBROADCASTSS ao(DI), Y10; \
+	VMULPS 5632(SI), Y10, Y8; \
+	VMULPS 5664(SI), Y10, Y9; \
+	VCVTDQ2PS ilo, ilo; \
+	VCVTDQ2PS ihi, ihi; \
+	VFMADD231PS Y8, ilo, flo; \
+	VFMADD231PS Y9, ihi, fhi; \
+	VMULPS 5696(SI), Y10, Y8; \
+	VMULPS 5728(SI), Y10, Y9; \
+	VCVTDQ2PS mlo, mlo; \
+	VCVTDQ2PS mhi, mhi; \
+	VFNMADD231PS Y8, mlo, flo; \
+	VFNMADD231PS Y9, mhi, fhi
+
+// func gemmKernelQ2KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+//
+// The gemmKernel contract for the Q2_K super-block layout (prep unused):
+// two tokens at a time, then one.
+TEXT ·gemmKernelQ2KAVX2(SB), NOSPLIT, $0-88
+	MOVQ a+16(FP), R12
+	MOVQ as+24(FP), R9
+	MOVQ y+48(FP), R14
+	MOVQ ys+56(FP), BX
+	MOVQ ntok+64(FP), AX
+q2k2group:
+	CMPQ AX, $2
+	JLT q2k1group
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ q2k2zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y12
+	VMASKMOVPS 32(R14), Y9, Y13
+	VMASKMOVPS (R14)(BX*1), Y8, Y14
+	VMASKMOVPS 32(R14)(BX*1), Y9, Y15
+	JMP q2k2start
+q2k2zero:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+q2k2start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	TESTQ CX, CX
+	JZ q2k2store
+q2k2loop:
+	KG2FIRST(0, 0)
+	KG2(0, 1)
+	KG2(0, 2)
+	KG2(0, 3)
+	QSC2FIRST(0)
+	KG2FIRST(0, 4)
+	KG2(0, 5)
+	KG2(0, 6)
+	KG2(0, 7)
+	QSC2(1)
+	KG2FIRST(1, 0)
+	KG2(1, 1)
+	KG2(1, 2)
+	KG2(1, 3)
+	QSC2(2)
+	KG2FIRST(1, 4)
+	KG2(1, 5)
+	KG2(1, 6)
+	KG2(1, 7)
+	QSC2(3)
+	KG2FIRST(2, 0)
+	KG2(2, 1)
+	KG2(2, 2)
+	KG2(2, 3)
+	QSC2(4)
+	KG2FIRST(2, 4)
+	KG2(2, 5)
+	KG2(2, 6)
+	KG2(2, 7)
+	QSC2(5)
+	KG2FIRST(3, 0)
+	KG2(3, 1)
+	KG2(3, 2)
+	KG2(3, 3)
+	QSC2(6)
+	KG2FIRST(3, 4)
+	KG2(3, 5)
+	KG2(3, 6)
+	KG2(3, 7)
+	QSC2(7)
+	KG2FIRST(4, 0)
+	KG2(4, 1)
+	KG2(4, 2)
+	KG2(4, 3)
+	QSC2(8)
+	KG2FIRST(4, 4)
+	KG2(4, 5)
+	KG2(4, 6)
+	KG2(4, 7)
+	QSC2(9)
+	KG2FIRST(5, 0)
+	KG2(5, 1)
+	KG2(5, 2)
+	KG2(5, 3)
+	QSC2(10)
+	KG2FIRST(5, 4)
+	KG2(5, 5)
+	KG2(5, 6)
+	KG2(5, 7)
+	QSC2(11)
+	KG2FIRST(6, 0)
+	KG2(6, 1)
+	KG2(6, 2)
+	KG2(6, 3)
+	QSC2(12)
+	KG2FIRST(6, 4)
+	KG2(6, 5)
+	KG2(6, 6)
+	KG2(6, 7)
+	QSC2(13)
+	KG2FIRST(7, 0)
+	KG2(7, 1)
+	KG2(7, 2)
+	KG2(7, 3)
+	QSC2(14)
+	KG2FIRST(7, 4)
+	KG2(7, 5)
+	KG2(7, 6)
+	KG2(7, 7)
+	QSC2(15)
+	QOFF2FIRST
+	QOFF2(1)
+	QOFF2(2)
+	QOFF2(3)
+	QOFF2(4)
+	QOFF2(5)
+	QOFF2(6)
+	QOFF2(7)
+	Q2FIN(0, Y4, Y5, Y0, Y1, Y12, Y13)
+	ADDQ R9, DI
+	Q2FIN(0, Y6, Y7, Y2, Y3, Y14, Y15)
+	SUBQ R9, DI
+	ADDQ $5760, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ q2k2loop
+q2k2store:
+	KMASKS
+	VMASKMOVPS Y12, Y8, (R14)
+	VMASKMOVPS Y13, Y9, 32(R14)
+	VMASKMOVPS Y14, Y8, (R14)(BX*1)
+	VMASKMOVPS Y15, Y9, 32(R14)(BX*1)
+	LEAQ (R12)(R9*2), R12
+	LEAQ (R14)(BX*2), R14
+	SUBQ $2, AX
+	JMP q2k2group
+q2k1group:
+	TESTQ AX, AX
+	JZ q2kdone
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ q2k1zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y12
+	VMASKMOVPS 32(R14), Y9, Y13
+	JMP q2k1start
+q2k1zero:
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+q2k1start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	TESTQ CX, CX
+	JZ q2k1store
+q2k1loop:
+	KG1FIRST(0, 0)
+	KG1(0, 1)
+	KG1(0, 2)
+	KG1(0, 3)
+	QSC1FIRST(0)
+	KG1FIRST(0, 4)
+	KG1(0, 5)
+	KG1(0, 6)
+	KG1(0, 7)
+	QSC1(1)
+	KG1FIRST(1, 0)
+	KG1(1, 1)
+	KG1(1, 2)
+	KG1(1, 3)
+	QSC1(2)
+	KG1FIRST(1, 4)
+	KG1(1, 5)
+	KG1(1, 6)
+	KG1(1, 7)
+	QSC1(3)
+	KG1FIRST(2, 0)
+	KG1(2, 1)
+	KG1(2, 2)
+	KG1(2, 3)
+	QSC1(4)
+	KG1FIRST(2, 4)
+	KG1(2, 5)
+	KG1(2, 6)
+	KG1(2, 7)
+	QSC1(5)
+	KG1FIRST(3, 0)
+	KG1(3, 1)
+	KG1(3, 2)
+	KG1(3, 3)
+	QSC1(6)
+	KG1FIRST(3, 4)
+	KG1(3, 5)
+	KG1(3, 6)
+	KG1(3, 7)
+	QSC1(7)
+	KG1FIRST(4, 0)
+	KG1(4, 1)
+	KG1(4, 2)
+	KG1(4, 3)
+	QSC1(8)
+	KG1FIRST(4, 4)
+	KG1(4, 5)
+	KG1(4, 6)
+	KG1(4, 7)
+	QSC1(9)
+	KG1FIRST(5, 0)
+	KG1(5, 1)
+	KG1(5, 2)
+	KG1(5, 3)
+	QSC1(10)
+	KG1FIRST(5, 4)
+	KG1(5, 5)
+	KG1(5, 6)
+	KG1(5, 7)
+	QSC1(11)
+	KG1FIRST(6, 0)
+	KG1(6, 1)
+	KG1(6, 2)
+	KG1(6, 3)
+	QSC1(12)
+	KG1FIRST(6, 4)
+	KG1(6, 5)
+	KG1(6, 6)
+	KG1(6, 7)
+	QSC1(13)
+	KG1FIRST(7, 0)
+	KG1(7, 1)
+	KG1(7, 2)
+	KG1(7, 3)
+	QSC1(14)
+	KG1FIRST(7, 4)
+	KG1(7, 5)
+	KG1(7, 6)
+	KG1(7, 7)
+	QSC1(15)
+	QOFF1FIRST
+	QOFF1(1)
+	QOFF1(2)
+	QOFF1(3)
+	QOFF1(4)
+	QOFF1(5)
+	QOFF1(6)
+	QOFF1(7)
+	Q2FIN(0, Y4, Y5, Y0, Y1, Y12, Y13)
+	ADDQ $5760, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ q2k1loop
+q2k1store:
+	KMASKS
+	VMASKMOVPS Y12, Y8, (R14)
+	VMASKMOVPS Y13, Y9, 32(R14)
+q2kdone:
+	VZEROUPPER
+	RET

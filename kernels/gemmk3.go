@@ -61,3 +61,61 @@ func packQ3K(n int, w []byte, ws int, dst []byte) {
 		}
 	}
 }
+
+// The Q2_K layout is Q6_K's (gemmk.go) with one more vector: values 0..3 at
+// vector e/4, group g's 4-bit scale as the int16 pair (sc, sc) at
+// gemmQ6KSc + 64g, the 4-bit mins of groups 2k, 2k+1 as an int16 pair at
+// gemmQ6KOff + 64k (against the bsum pairs), d at gemmQ6KD and dmin at
+// gemmQ2KDmin as f32. Its kernel (gemmKernelQ2KAVX2) forms dotQ2_K's exact
+// isum and summs and adds fl(d_w·d_a)·isum − fl(dmin·d_a)·summs, as the
+// Q4_K kernel does (gemmKBound applies).
+const (
+	gemmQ2KDmin   = gemmQ6KD + 64
+	gemmQ2KBlockB = gemmQ2KDmin + 64 // 5760
+	gemmQ2KKB     = 28               // super-blocks per K-range: 158 KiB packed, in L2
+)
+
+// packQ2K packs super-blocks [0, n) of the 16 Q2_K rows w[r·ws:] into dst
+// in the layout above.
+func packQ2K(n int, w []byte, ws int, dst []byte) {
+	if n <= 0 {
+		return
+	}
+	if ws < n*84 {
+		panic(fmt.Sprintf("kernels: gemm pack Q2_K: row stride %d for %d blocks", ws, n))
+	}
+	_ = w[(gemmTileRows-1)*ws+n*84-1]
+	_ = dst[n*gemmQ2KBlockB-1]
+	le := binary.LittleEndian
+	for b := 0; b < n; b++ {
+		o := (*[gemmQ2KBlockB]byte)(dst[b*gemmQ2KBlockB:])
+		// Two rows at a time (adjacent dwords of every vector).
+		for r := 0; r < gemmTileRows; r += 2 {
+			x := (*[84]byte)(w[r*ws+b*84:])
+			x1 := (*[84]byte)(w[(r+1)*ws+b*84:])
+			le.PutUint64(o[gemmQ6KD+4*r:], uint64(math.Float32bits(getF16(x[80:])))|uint64(math.Float32bits(getF16(x1[80:])))<<32)
+			le.PutUint64(o[gemmQ2KDmin+4*r:], uint64(math.Float32bits(getF16(x[82:])))|uint64(math.Float32bits(getF16(x1[82:])))<<32)
+			for g := 0; g < 16; g++ {
+				s0, s1 := uint64(x[g]&15), uint64(x1[g]&15)
+				le.PutUint64(o[gemmQ6KSc+64*g+4*r:], s0|s0<<16|(s1|s1<<16)<<32)
+			}
+			for k := 0; k < 8; k++ {
+				m0 := uint64(x[2*k]>>4) | uint64(x[2*k+1]>>4)<<16
+				m1 := uint64(x1[2*k]>>4) | uint64(x1[2*k+1]>>4)<<16
+				le.PutUint64(o[gemmQ6KOff+64*k+4*r:], m0|m1<<32)
+			}
+			// Element 128h+32j+l takes bits 2j..2j+1 of qs[32h+l]
+			// (dequantize_row_q2_K), four lanes per uint32, two rows per
+			// uint64.
+			for h := 0; h < 2; h++ {
+				for l := 0; l < 32; l += 4 {
+					q := uint64(le.Uint32(x[16+32*h+l:])) | uint64(le.Uint32(x1[16+32*h+l:]))<<32
+					for j := 0; j < 4; j++ {
+						const m2 = 0x0303030303030303
+						le.PutUint64(o[64*((128*h+32*j+l)/4)+4*r:], q>>(2*j)&m2)
+					}
+				}
+			}
+		}
+	}
+}

@@ -86,7 +86,7 @@ func gemmKWeights(r *rand.Rand, t ggml.Type, rows, cols int) []byte {
 // as well as 3 and 1 super-blocks (outputs continued through y). y starts
 // as NaN with a NaN guard after it.
 func TestMatMulPackedK(t *testing.T) {
-	types := []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K}
+	types := []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K, ggml.Q2_K}
 	rowsList := []int{1, 5, 15, 16, 17, 33}
 	colsList := []int{256, 768, 2048, 5632}
 	if gemmRace {
@@ -210,7 +210,7 @@ func TestMatMulPackedKDispatch(t *testing.T) {
 	p := NewPool(2)
 	defer p.Close()
 	const rows, cols = 21, 3 * 256
-	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K, ggml.Q2_K} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			ws, _ := RowSize(typ, cols)
@@ -242,7 +242,7 @@ func TestMatMulPackedKDispatch(t *testing.T) {
 
 // Short buffers and bad strides panic in Go before the assembly runs.
 func TestGemmKShortInputsPanic(t *testing.T) {
-	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K, ggml.Q2_K} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			bs, abs, pb := typ.TypeSize(), 292, g.blockB
@@ -377,6 +377,41 @@ func TestGemmPackQ3KLayout(t *testing.T) {
 						t.Fatalf("n=%d row %d block %d elem %d: q %d, scale pair %#x, offset pair %#x", n, row, b, e, q, sc, off)
 					}
 					got := float32(d*float32(int16(sc))) * float32(int(q)-32)
+					if math.Float32bits(got) != math.Float32bits(want[b*256+e]) {
+						t.Fatalf("n=%d row %d block %d elem %d: packed gives %g, dequantized %g", n, row, b, e, got, want[b*256+e])
+					}
+				}
+			}
+		}
+	}
+}
+
+// The Q2_K packing recombines to Dequantize's values bit for bit:
+// (d·sc)·q − dmin·m from the packed fields, with every packed value in 0..3
+// and the min pairs holding the mins of groups 2k, 2k+1.
+func TestGemmPackQ2KLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(133, 134))
+	for _, n := range []int{1, 2, 5} {
+		ws := (n + 2) * 84
+		w := randWeights(r, ggml.Q2_K, 16*(n+2)*256)
+		dst := rawBytes(r, n*gemmQ2KBlockB)
+		packQ2K(n, w, ws, dst)
+		le := binary.LittleEndian
+		for row := 0; row < 16; row++ {
+			want := dequant(ggml.Q2_K, w[row*ws:row*ws+n*84], n*256)
+			for b := 0; b < n; b++ {
+				o := dst[b*gemmQ2KBlockB:]
+				d := math.Float32frombits(le.Uint32(o[gemmQ6KD+4*row:]))
+				dmin := math.Float32frombits(le.Uint32(o[gemmQ2KDmin+4*row:]))
+				for e := 0; e < 256; e++ {
+					g := e / 16
+					q := o[64*(e/4)+4*row+e%4]
+					sc := le.Uint32(o[gemmQ6KSc+64*g+4*row:])
+					m := uint16(le.Uint32(o[gemmQ6KOff+64*(g/2)+4*row:]) >> (16 * (g % 2)))
+					if q > 3 || sc>>16 != sc&0xffff || sc&0xffff > 15 || m > 15 {
+						t.Fatalf("n=%d row %d block %d elem %d: q %d, scale pair %#x, min %d", n, row, b, e, q, sc, m)
+					}
+					got := float32(d*float32(sc&0xffff))*float32(q) - float32(dmin*float32(m))
 					if math.Float32bits(got) != math.Float32bits(want[b*256+e]) {
 						t.Fatalf("n=%d row %d block %d elem %d: packed gives %g, dequantized %g", n, row, b, e, got, want[b*256+e])
 					}
