@@ -31,7 +31,8 @@ func archImpls(scalar *Impl) []*Impl {
 // encoders). Packed layouts: Q4_0 in gemm.go's 32-element one; Q8_0 and
 // IQ4_NL (its codebook values + 128) in the nibble-split form (gemmq8.go:
 // a whole byte would saturate VPMADDUBSW); the K-quants and IQ4_XS in
-// their own (gemmk.go). The encoders: Q8_0 activations (bit-exact with
+// their own (gemmk.go; Q3_K packs into Q6_K's and runs its kernel, Q2_K
+// into Q6_K's plus dmin: gemmk3.go). The encoders: Q8_0 activations (bit-exact with
 // quantQ8_0 for finite inputs) and F16 for activations and Quantize (the
 // KV cache), bit-exact with F32ToF16.
 var avx2Rows = []archRow{
@@ -42,17 +43,19 @@ var avx2Rows = []archRow{
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX2},
 	{t: ggml.Q8_0, dot: dotQ8_0Q8_0AVX2, dot4: dot4Q8_0Q8_0AVX2, rows4: dotRows4Q8_0Q8_0AVX2,
 		gemm: gemmSplit(128, gemmPackQ8_0SplitAVX2, gemmKernelQ8SplitAVX2), quantAct: quantQ8_0SIMD},
-	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX2},
-	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX2},
-	{t: ggml.Q4_K, dot: dotQ4_KQ8_KAVX2,
+	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX2, rows4: dotRows4Q2_KQ8_KAVX2,
+		gemm: gemmK(gemmQ2KBlockB, gemmQ2KKB, packQ2K, gemmKernelQ2KAVX2, gemmQ2KMinBatch)},
+	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX2, rows4: dotRows4Q3_KQ8_KAVX2,
+		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ3K, gemmKernelQ6KAVX2, gemmQ3KMinBatch)},
+	{t: ggml.Q4_K, dot: dotQ4_KQ8_KAVX2, rows4: dotRows4Q4_KQ8_KAVX2,
 		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ4K, gemmKernelQ4KAVX2, gemmQ4KMinBatch)},
-	{t: ggml.Q5_K, dot: dotQ5_KQ8_KAVX2,
+	{t: ggml.Q5_K, dot: dotQ5_KQ8_KAVX2, rows4: dotRows4Q5_KQ8_KAVX2,
 		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ5K, gemmKernelQ5KAVX2, gemmQ5KMinBatch)},
-	{t: ggml.Q6_K, dot: dotQ6_KQ8_KAVX2,
+	{t: ggml.Q6_K, dot: dotQ6_KQ8_KAVX2, rows4: dotRows4Q6_KQ8_KAVX2,
 		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ6K, gemmKernelQ6KAVX2, gemmQ6KMinBatch)},
-	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2,
+	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2, rows4: dotRows4IQ4_NLQ8_0AVX2,
 		gemm: gemmSplit(128, gemmPackIQ4_NLSplitAVX2, gemmKernelQ8SplitAVX2)},
-	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2,
+	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2, rows4: dotRows4IQ4_XSQ8_KAVX2,
 		gemm: gemmK(gemmIQ4XSBlockB, gemmIQ4XSKB, packIQ4XS, gemmKernelIQ4XSAVX2, gemmIQ4XSMinBatch)},
 	{t: ggml.F32, dot: dotF32AVX2},
 	{t: ggml.F16, dot: dotF16AVX2, quant: f16RowSIMD, quantAct: f16RowSIMD},
@@ -68,20 +71,27 @@ var avx2Rows = []archRow{
 // machine they were written on has no AVX-512 to test one, so the avx512
 // path inherits (and dispatches) their AVX2 routines. A row with a dot
 // drops avx2's dot4/rows4 for that type (derive): only the ones listed
-// here, written against the AVX-512 dot, apply. The packed K-quant and
-// IQ4_NL MatMuls are AVX2 code and are inherited; Q4_0 and Q8_0 pack for
-// AVX-512 VNNI (one kernel and activation prep, a packer per type).
+// here, written against the AVX-512 dot, apply. The K-quant rows keep the
+// AVX2 four-weight-row routines (rows4k_amd64.s): the AVX-512 K-quant dots
+// form the same exact int32 per super-block (VPDPWSSD / ZMM VPMADDUBSW
+// cannot saturate or lose bits for these ranges) and finish it with the
+// same float instructions (KDMIN/KFINISH_MIN, KD + VFMADD231SS), so they are
+// bit-identical to the AVX2 dots and hence to those routines
+// (TestDotRows4MatchesDot checks it on every AVX-512 machine it runs on).
+// The packed K-quant and IQ4_NL MatMuls are AVX2 code and are inherited;
+// Q4_0 and Q8_0 pack for AVX-512 VNNI (one kernel and activation prep, a
+// packer per type).
 var avx512Rows = []archRow{
 	{t: ggml.Q4_0, dot: dotQ4_0Q8_0AVX512, dot4: dot4Q4_0Q8_0AVX512, rows4: dotRows4Q4_0Q8_0AVX512,
 		gemm: gemm32(8, gemmPackQ4_0, gemmKernel)},
 	{t: ggml.Q8_0, dot: dotQ8_0Q8_0AVX512, dot4: dot4Q8_0Q8_0AVX512, rows4: dotRows4Q8_0Q8_0AVX512,
 		gemm: gemm32(128, gemmPackQ8_0, gemmKernel)},
 	{t: ggml.F16, dot: dotF16AVX512},
-	{t: ggml.Q4_K, dot: dotQ4_KQ8_KAVX512},
-	{t: ggml.Q6_K, dot: dotQ6_KQ8_KAVX512},
-	{t: ggml.Q5_K, dot: dotQ5_KQ8_KAVX512},
-	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX512},
-	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX512},
+	{t: ggml.Q4_K, dot: dotQ4_KQ8_KAVX512, rows4: dotRows4Q4_KQ8_KAVX2},
+	{t: ggml.Q6_K, dot: dotQ6_KQ8_KAVX512, rows4: dotRows4Q6_KQ8_KAVX2},
+	{t: ggml.Q5_K, dot: dotQ5_KQ8_KAVX512, rows4: dotRows4Q5_KQ8_KAVX2},
+	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX512, rows4: dotRows4Q2_KQ8_KAVX2},
+	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX512, rows4: dotRows4Q3_KQ8_KAVX2},
 	{t: ggml.Q4_1, dot: dotQ4_1Q8_1AVX512},
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX512},
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX512},
