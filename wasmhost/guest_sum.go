@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "7ed220412cf9e45b2213bb992f2160c3d1abc7583196196fb876a8fb794060e5"
+const guestSHA256 = "4a6f9e04ee78f42af23d0aac201db7d96c89b98f7ca107779748996502e86cdf"
