@@ -7,7 +7,7 @@ import (
 )
 
 // A dispatch path (Impl) is a table with one row per ggml type id plus a
-// set of op function fields (ops.go's opsTable). The scalar path's table is
+// set of op function fields (opsTable, ops_dispatch.go). The scalar path's table is
 // portableRows below; a SIMD path is derived from another path by applying
 // the arch file's list of archRows (derive), each of which replaces named
 // fields of one type's row. Adding a routine for a type is one archRow edit;
