@@ -8,6 +8,7 @@ import (
 
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/model"
+	"github.com/memvanta/memvanta/native/telemetry"
 	"github.com/memvanta/memvanta/native/weights"
 )
 
@@ -18,8 +19,9 @@ import (
 //	memvanta synth -o /tmp/tl-q4_0.gguf --type Q4_0 --vocab-from ../shared/vocab/ggml-vocab-llama-spm.gguf
 //	MEMVANTA_BENCH_MODEL=/tmp/tl-q4_0.gguf go test -run XXX -bench DecodeStep -benchtime 20x ./native/serve
 //
-// tok/s is K tokens per step; the K variants run side by side in one
-// process, so their ratio is meaningful on a shared machine.
+// tok/s is K tokens per step and cpu-ms/tok the process CPU time per token;
+// the K variants run side by side in one process, so their ratios are
+// meaningful on a shared machine (CPU time the least disturbed).
 func BenchmarkDecodeStep(b *testing.B) {
 	path := os.Getenv("MEMVANTA_BENCH_MODEL")
 	if path == "" {
@@ -54,6 +56,7 @@ func BenchmarkDecodeStep(b *testing.B) {
 				sb[i] = model.SeqBatch{KV: kv, Tokens: []int32{int32(1000 + i)}, Logits: make([]float32, cfg.NVocab)}
 			}
 			b.ResetTimer()
+			u0, _ := telemetry.Rusage()
 			for it := 0; it < b.N; it++ {
 				if err := m.ForwardBatch(context.Background(), sb); err != nil {
 					b.Fatal(err)
@@ -62,7 +65,11 @@ func BenchmarkDecodeStep(b *testing.B) {
 					sb[i].KV.Truncate(64)
 				}
 			}
+			u1, _ := telemetry.Rusage()
 			b.ReportMetric(float64(k*b.N)/b.Elapsed().Seconds(), "tok/s")
+			// Process CPU time (all threads) per generated token: on a
+			// shared machine the least disturbed figure.
+			b.ReportMetric(float64((u1.CPU-u0.CPU).Microseconds())/1000/float64(k*b.N), "cpu-ms/tok")
 		})
 	}
 }
