@@ -50,7 +50,7 @@ type benchServeResult struct {
 func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCLI("bench-serve", "bench-serve -m MODEL [--clients 8 | --clients 1,8 --rounds 3] [-np N] [-n 128] [-p 32] [--json]",
 		"Serve the model on a loopback port and drive K concurrent streaming clients through the\n"+
-			"OpenAI completions endpoint (greedy, end-of-text ignored, each with a different prompt), with\n"+
+			"OpenAI completions endpoint (greedy unless --temp, end-of-text ignored, each with a different prompt), with\n"+
 			"serve's scheduling (a step computes at most -b tokens).\n"+
 			"After one untimed warm-up request, reports aggregate generated tok/s, time to first token p50/p99,\n"+
 			"the process CPU time per generated token and peak RSS.\n\n"+
@@ -62,6 +62,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var mf modelFlags
 	var clientList string
 	var slots, n, p, rounds int
+	var temp float32
 	var jsonOut bool
 	var cpuProfile string
 	c.group("Load")
@@ -70,6 +71,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	c.intVar(&slots, "np|parallel", "N", 0, "server slots (0 = the number of clients)")
 	c.intVar(&n, "n|predict", "N", 128, "tokens each client generates")
 	c.intVar(&p, "p|prompt-tokens", "N", 32, "approximate prompt tokens per client")
+	c.float32Var(&temp, "temp|temperature", "T", 0, "sampling temperature of every request (0 = greedy; > 0 samples the whole vocabulary, as OpenAI's defaults do)")
 	c.boolVar(&jsonOut, "json", "print JSON (one document per run; with several runs, the runs and the summary)")
 	c.stringVar(&cpuProfile, "cpuprofile", "FILE", "", "write a Go CPU profile of the timed run (server and clients) to FILE (one K, one round)")
 	mf.register(c, "total context, divided among the slots (0 = enough for every slot's prompt and generation)")
@@ -87,8 +89,8 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		ks = append(ks, k)
 	}
-	if n < 1 || p < 1 || slots < 0 || rounds < 1 || rounds > 100 {
-		return c.usageErr(stderr, "-n >= 1, -p >= 1, -np >= 0, --rounds in [1, 100]")
+	if n < 1 || p < 1 || slots < 0 || rounds < 1 || rounds > 100 || !(temp >= 0 && temp <= 2) {
+		return c.usageErr(stderr, "-n >= 1, -p >= 1, -np >= 0, --rounds in [1, 100], --temp in [0, 2]")
 	}
 	if len(ks) > 1 || rounds > 1 {
 		if cpuProfile != "" {
@@ -185,7 +187,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		go func() {
 			defer wg.Done()
 			body, _ := json.Marshal(map[string]any{"prompt": prompt(i), "max_tokens": n, "stream": true, "ignore_eos": true,
-				"stream_options": map[string]bool{"include_usage": true}})
+				"temperature": temp, "seed": i, "stream_options": map[string]bool{"include_usage": true}})
 			t0 := time.Now()
 			req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(string(body)))
 			req.Header.Set("Content-Type", "application/json")

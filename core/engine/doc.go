@@ -19,7 +19,9 @@
 //
 // Sampling per request: llama.cpp's chain (core/sample), plus OpenAI's
 // frequency and presence penalties (over the tokens generated so far) and
-// logit_bias, applied to a copy of the logits first. Text is streamed as it
+// logit_bias, applied to the slot's copy of the logits first. After a step
+// the slots pick their tokens in parallel (each reads only its own logits
+// and sampler); text is emitted serially. Text is streamed as it
 // is decoded; output that could be the start of a stop string is held back
 // until it is known not to be.
 package engine

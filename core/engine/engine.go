@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/memvanta/memvanta/core/model"
@@ -83,6 +85,7 @@ type slot struct {
 	j       *job
 	pending []int32 // prompt tokens not computed yet
 	next    int32   // sampled token to append next step (-1: none)
+	picked  int32   // pick's result, emitted by emitNext
 	smp     *sample.Sampler
 	dec     *tokenizer.Decoder
 	held    string // decoded text not emitted yet (may start a stop string)
@@ -210,6 +213,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	work := make([]Work, 0, len(e.slots))
 	active := make([]*slot, 0, len(e.slots))
 	live := make([]*slot, 0, len(e.slots))
+	sampling := make([]*slot, 0, len(e.slots))
 	for {
 		e.admit()
 		active = active[:0]
@@ -313,9 +317,18 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 			if w.Logits != nil {
 				gen++
-				e.sampleNext(s)
+				sampling = append(sampling, s)
 			}
 		}
+		// Picking a token reads only the slot's own logits and sampler,
+		// so the slots pick in parallel (a full-vocabulary sort, as
+		// temperature sampling without top-k does, costs milliseconds per
+		// sequence); emitting and finishing stay serial, in slot order.
+		pickAll(sampling)
+		for _, s := range sampling {
+			e.emitNext(s)
+		}
+		sampling = sampling[:0]
 		e.mu.Lock()
 		e.stats.Steps++
 		e.stats.PromptTokens += prompt
@@ -421,8 +434,33 @@ func (e *Engine) start(s *slot, j *job, reuse int) {
 	e.mu.Unlock()
 }
 
-// sampleNext picks the next token from s.logits and emits its text.
-func (e *Engine) sampleNext(s *slot) {
+// pickAll runs pick for every slot, over up to GOMAXPROCS goroutines.
+func pickAll(slots []*slot) {
+	workers := min(len(slots), runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for _, s := range slots {
+			s.pick()
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1) - 1; i < int64(len(slots)); i = next.Add(1) - 1 {
+				slots[i].pick()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// pick samples s's next token from s.logits into s.picked: logit_bias and
+// OpenAI's penalties applied in place, then the request's sampler. It
+// touches only s's own state.
+func (s *slot) pick() {
 	r := &s.j.req
 	lg := s.logits
 	for t, b := range r.LogitBias {
@@ -433,7 +471,14 @@ func (e *Engine) sampleNext(s *slot) {
 			lg[t] -= float32(c)*r.FrequencyPenalty + r.PresencePenalty
 		}
 	}
-	tok := s.smp.Sample(lg)
+	s.picked = s.smp.Sample(lg)
+}
+
+// emitNext takes the token pick chose, emits its text and ends the request
+// when it is done.
+func (e *Engine) emitNext(s *slot) {
+	r := &s.j.req
+	tok := s.picked
 	s.smp.Accept(tok)
 	if len(s.gen) == 0 {
 		s.usage.FirstToken = time.Since(s.j.submitted)

@@ -400,3 +400,44 @@ func TestStepTokenBudget(t *testing.T) {
 		t.Errorf("%d steps used the whole budget, want at least %d: %v", full, min, rec.steps)
 	}
 }
+
+// Seeded temperature sampling with logit_bias and penalties gives the same
+// text whether a request runs alone or beside others (the slots pick their
+// tokens in parallel, each from its own logits and sampler).
+func TestConcurrentSeededMatchesAlone(t *testing.T) {
+	m, tok := testModel(t, 0)
+	e := startWith(t, Batched{M: m}, tok, Options{Slots: 4})
+	req := func(seed uint64) Request {
+		return Request{Prompt: tok.Encode("seeded sampling test", true, false), MaxTokens: 20,
+			Sample:           sample.Params{Temp: 1, TopP: 1, RepeatPenalty: 1, Seed: seed},
+			FrequencyPenalty: 0.5, PresencePenalty: 0.3, LogitBias: map[int32]float32{5: 3, 7: -100}}
+	}
+	alone := map[uint64]string{}
+	for _, seed := range []uint64{1, 2, 3, 4} {
+		alone[seed], _ = run(t, e, req(seed))
+	}
+	if alone[1] == alone[2] && alone[2] == alone[3] {
+		t.Fatalf("seeds do not change the text (%q): the test would not see mixed-up samplers", alone[1])
+	}
+	for round := 0; round < 3; round++ {
+		var wg sync.WaitGroup
+		got := map[uint64]string{}
+		var mu sync.Mutex
+		for _, seed := range []uint64{1, 2, 3, 4} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, _ := run(t, e, req(seed))
+				mu.Lock()
+				got[seed] = s
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		for seed, s := range got {
+			if s != alone[seed] {
+				t.Errorf("round %d seed %d: concurrent %q, alone %q", round, seed, s, alone[seed])
+			}
+		}
+	}
+}

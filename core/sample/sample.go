@@ -1,10 +1,9 @@
 package sample
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Params are the sampling settings. Zero values disable a stage the way
@@ -185,39 +184,62 @@ func less(a, b cand) bool {
 	return a.id < b.id
 }
 
-// minHeap keeps the k best candidates seen so far with the worst on top.
-type minHeap []cand
-
-func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(i, j int) bool { return less(h[j], h[i]) }
-func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(cand)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// cmpCand is less as a three-way comparison for slices.SortFunc. less is a
+// strict total order (ids are unique), so every correct sort gives the same
+// permutation: the sort algorithm never changes a result.
+func cmpCand(a, b cand) int {
+	switch {
+	case less(a, b):
+		return -1
+	case less(b, a):
+		return 1
+	}
+	return 0
 }
 
 // topK keeps the k best candidates, sorted; k <= 0 or k >= len keeps all
-// (sorted, since the later stages walk them in order).
+// (sorted, since the later stages walk them in order). The k best are
+// found with a min-heap of size k (worst on top) over the candidates.
 func topK(c []cand, k int) []cand {
 	if k <= 0 || k >= len(c) {
-		sort.Slice(c, func(i, j int) bool { return less(c[i], c[j]) })
+		slices.SortFunc(c, cmpCand)
 		return c
 	}
-	h := minHeap(make([]cand, 0, k))
+	h := make([]cand, 0, k)
 	for _, x := range c {
 		if len(h) < k {
-			heap.Push(&h, x)
+			h = append(h, x)
+			// sift up: a parent is never better than its children
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !less(h[p], h[i]) {
+					break
+				}
+				h[p], h[i] = h[i], h[p]
+				i = p
+			}
 		} else if less(x, h[0]) {
 			h[0] = x
-			heap.Fix(&h, 0)
+			// sift down
+			for i := 0; ; {
+				w, l, r := i, 2*i+1, 2*i+2
+				if l < k && less(h[w], h[l]) {
+					w = l
+				}
+				if r < k && less(h[w], h[r]) {
+					w = r
+				}
+				if w == i {
+					break
+				}
+				h[i], h[w] = h[w], h[i]
+				i = w
+			}
 		}
 	}
 	out := c[:k]
 	copy(out, h)
-	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j]) })
+	slices.SortFunc(out, cmpCand)
 	return out
 }
 

@@ -2,6 +2,8 @@ package sample
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -249,6 +251,39 @@ func TestTopKHeapMatchesSort(t *testing.T) {
 	for i := range part {
 		if part[i] != full[i] {
 			t.Fatalf("top-k heap [%d] = %+v, sort = %+v", i, part[i], full[i])
+		}
+	}
+}
+
+// topK equals sorting everything by less and keeping the first k, with
+// many ties, -Inf and every k from 1 to past the length.
+func TestTopKMatchesFullSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + r.IntN(300)
+		c := make([]cand, n)
+		for i := range c {
+			v := float32(r.IntN(8)) // many ties
+			if r.IntN(10) == 0 {
+				v = float32(math.Inf(-1))
+			}
+			c[i] = cand{id: int32(i), logit: v}
+		}
+		r.Shuffle(n, func(i, j int) { c[i], c[j] = c[j], c[i] })
+		want := append([]cand(nil), c...)
+		for i := 1; i < len(want); i++ { // insertion sort: independent of the code under test
+			for j := i; j > 0 && less(want[j], want[j-1]); j-- {
+				want[j], want[j-1] = want[j-1], want[j]
+			}
+		}
+		k := r.IntN(n + 2)
+		got := topK(append([]cand(nil), c...), k)
+		w := want
+		if k > 0 && k < n {
+			w = want[:k]
+		}
+		if !slices.Equal(got, w) {
+			t.Fatalf("n %d k %d: got %v, want %v", n, k, got, w)
 		}
 	}
 }
