@@ -110,6 +110,14 @@ func (s *Sampler) Sample(logits []float32) int32 {
 	penalised := s.penalties(logits)
 	if s.p.Greedy() {
 		best, bestV := int32(0), float32(math.Inf(-1))
+		if penalised == nil { // no map lookup per entry
+			for i, v := range logits {
+				if v > bestV { // NaN never wins
+					best, bestV = int32(i), v
+				}
+			}
+			return best
+		}
 		for i, v := range logits {
 			if pv, ok := penalised[int32(i)]; ok {
 				v = pv
@@ -122,8 +130,10 @@ func (s *Sampler) Sample(logits []float32) int32 {
 	}
 	c := s.cands[:0]
 	for i, v := range logits {
-		if pv, ok := penalised[int32(i)]; ok {
-			v = pv
+		if penalised != nil {
+			if pv, ok := penalised[int32(i)]; ok {
+				v = pv
+			}
 		}
 		if v != v {
 			v = float32(math.Inf(-1))
