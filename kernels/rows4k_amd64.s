@@ -598,13 +598,15 @@ r4iq4xsdone:
 	VMULPS X0, X1, X1
 
 // Weight row r's block as IQ4_NL_BLK computes it: Y3 = activations, Y5 =
-// their absolute values, Y6 = 1 words, Y7 = the codebook.
+// their absolute values, Y6 = 1 words, Y7 = the codebook. The 16 index
+// bytes are broadcast to both lanes and the high lane shifted right by 4
+// (ksrl04), giving IQ4_VALUES' [low nibbles | high nibbles] without the
+// lane insert.
 #define IQNLR4_ROW(wo, r, sel, acc) \
 	VPERMILPS sel, X1, X0; \
 	VBROADCASTSS X0, Y0; \
-	VMOVDQU wo+2(r), X2; \
-	VPSRLW $4, X2, X4; \
-	VINSERTI128 $1, X4, Y2, Y2; \
+	VBROADCASTI128 wo+2(r), Y2; \
+	VPSRLVD ksrl04<>(SB), Y2, Y2; \
 	VPAND c0fk32<>(SB), Y2, Y2; \
 	VPSHUFB Y2, Y7, Y2; \
 	VPSIGNB Y3, Y2, Y2; \
@@ -627,6 +629,13 @@ r4iq4xsdone:
 	VADDPS o, e, Y0; \
 	HSUMPSK(Y0, X0, X1); \
 	MOVSS X0, off(R9)
+
+// ksrl04: VPSRLVD counts 0 for the low lane's dwords, 4 for the high's.
+DATA ksrl04<>+0(SB)/8, $0
+DATA ksrl04<>+8(SB)/8, $0
+DATA ksrl04<>+16(SB)/8, $0x0000000400000004
+DATA ksrl04<>+24(SB)/8, $0x0000000400000004
+GLOBL ksrl04<>(SB), RODATA|NOPTR, $32
 
 DATA cw1k<>+0(SB)/4, $0x00010001
 GLOBL cw1k<>(SB), RODATA|NOPTR, $4
@@ -840,3 +849,5 @@ r4q3kdone:
 	VMOVUPS X10, (R9)
 	VZEROUPPER
 	RET
+
+
