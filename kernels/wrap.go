@@ -10,15 +10,6 @@ import (
 // slice-based function types of api.go, shared by every architecture's
 // rows (derive). They are plain Go: the portable build compiles them too.
 
-// archDot4 pairs a type with a four-row routine (asmDot4 convention) that
-// is listed but not yet in a dispatch row (rows4k_amd64.go, dot4_arm64.go),
-// so its tests can check it against the one-row routine directly. To
-// dispatch it, name it as the dot4/rows4 field of the type's archRow.
-type archDot4 struct {
-	t ggml.Type
-	f asmDot4
-}
-
 // wrapAsmRows4 is wrapAsm4 for the four-weight-row routines: the stride
 // steps through w, and the last byte of the fourth weight row and of a are
 // touched in Go.
