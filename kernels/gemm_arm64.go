@@ -94,23 +94,31 @@ func newGemmNEON(t ggml.Type, off int, kernel neonGemmKernel) *gemmRoutines {
 	}
 }
 
-// packGemm32 writes gemm.go's 32-element layout for Q4_0 or Q8_0: for block
-// b, vector j, lane r, bytes 4j..4j+3 of row r's block as unsigned quants
-// (Q4_0: element e is the low nibble of qs[e] for e < 16, the high nibble
-// of qs[e-16] otherwise; Q8_0: the byte + 128), then the 16 scales as f32.
+// packGemm32 writes gemm.go's 32-element layout for Q4_0, Q8_0 or IQ4_NL:
+// for block b, vector j, lane r, bytes 4j..4j+3 of row r's block as
+// unsigned quants (Q4_0: element e is the low nibble of qs[e] for e < 16,
+// the high nibble of qs[e-16] otherwise; Q8_0: the byte + 128; IQ4_NL: the
+// codebook value of Q4_0's nibble + 128), then the 16 scales as f32.
 func packGemm32(t ggml.Type, n int, w []byte, ws int, dst []byte) {
 	bs := t.TypeSize()
 	for b := 0; b < n; b++ {
 		o := dst[b*gemmBlockB : (b+1)*gemmBlockB]
 		for r := 0; r < gemmTileRows; r++ {
 			blk := w[r*ws+b*bs : r*ws+(b+1)*bs]
-			if t == ggml.Q4_0 {
+			switch t {
+			case ggml.Q4_0:
 				for e := 0; e < 16; e++ {
 					q := blk[2+e]
 					o[(e/4)*64+r*4+e%4] = q & 15
 					o[((e+16)/4)*64+r*4+e%4] = q >> 4
 				}
-			} else {
+			case ggml.IQ4_NL:
+				for e := 0; e < 16; e++ {
+					q := blk[2+e]
+					o[(e/4)*64+r*4+e%4] = byte(kvaluesIQ4NL[q&15]) + 128
+					o[((e+16)/4)*64+r*4+e%4] = byte(kvaluesIQ4NL[q>>4]) + 128
+				}
+			default:
 				for e := 0; e < 32; e++ {
 					o[(e/4)*64+r*4+e%4] = blk[2+e] + 128
 				}

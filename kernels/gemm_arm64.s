@@ -6,8 +6,9 @@
 // rows' four quants) with the activation's four bytes 4j..4j+3, so 32
 // SDOTs give the 16 rows' exact block sums with no horizontal reduction.
 // SDOT is signed × signed: Q4_0's 0..15 are the same bytes signed, and
-// the prep's -8·Σa removes the offset; Q8_0's w+128 are flipped back to w
-// (EOR 0x80) and the prep's bias is not used.
+// the prep's -8·Σa removes the offset; Q8_0's w+128 (and IQ4_NL's codebook
+// value + 128, which shares the Q8_0 kernel) are flipped back to signed
+// bytes (EOR 0x80) and the prep's bias is not used.
 
 #include "textflag.h"
 #include "neon_arm64.h"

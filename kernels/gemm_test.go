@@ -270,7 +270,8 @@ func TestMatMulUsesPacked(t *testing.T) {
 // refPack is the packed layout written from its definition in gemm.go: for
 // block b, vector j, lane r: bytes 4j..4j+3 of row r's block as unsigned
 // quants (Q4_0: element e is the low nibble of qs[e] for e < 16, the high
-// nibble of qs[e-16] otherwise; Q8_0: the byte + 128), then the 16 scales.
+// nibble of qs[e-16] otherwise; Q8_0: the byte + 128; IQ4_NL: the codebook
+// value of Q4_0's nibble + 128), then the 16 scales.
 func refPack(t ggml.Type, n int, w []byte, ws int) []byte {
 	bs := t.TypeSize()
 	out := make([]byte, n*gemmBlockB)
@@ -280,13 +281,16 @@ func refPack(t ggml.Type, n int, w []byte, ws int) []byte {
 			blk := w[r*ws+b*bs:]
 			for e := 0; e < 32; e++ {
 				var q byte
-				if t == ggml.Q4_0 {
+				switch t {
+				case ggml.Q4_0:
 					if e < 16 {
 						q = blk[2+e] & 15
 					} else {
 						q = blk[2+e-16] >> 4
 					}
-				} else {
+				case ggml.IQ4_NL: // neon's packed IQ4_NL (gemm_arm64.go)
+					q = byte(iq4Codebook[blk[2+e%16]>>(4*(e/16))&15] + 128)
+				default:
 					q = blk[2+e] + 128
 				}
 				o[(e/4)*64+r*4+e%4] = q
