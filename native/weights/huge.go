@@ -44,10 +44,15 @@ func (h *hugeState) counters() (huge, small, recached int64) {
 
 // check runs after [off, off+n) has been populated: it counts how much of
 // it is mapped huge and re-reads whole chunks that are not (once each).
-// Only chunks lying wholly inside the file can be huge.
-func (h *hugeState) check(ctx context.Context, m *mmap.Map, off, n int64) error {
+// Only chunks lying wholly inside the file can be huge. parts, if not nil,
+// are the ranges inside [off, off+n) that the counters count (the tensors
+// of a merged range, without the padding between them).
+func (h *hugeState) check(ctx context.Context, m *mmap.Map, off, n int64, parts []mmap.Range) error {
 	if h == nil || h.disabled || n == 0 {
 		return nil
+	}
+	if parts == nil {
+		parts = []mmap.Range{{Off: off, End: off + n}}
 	}
 	rs, err := m.HugeRanges(off, n)
 	if errors.Is(err, mmap.ErrNoScan) {
@@ -57,13 +62,8 @@ func (h *hugeState) check(ctx context.Context, m *mmap.Map, off, n int64) error 
 	if err != nil {
 		return err
 	}
-	var huge int64
-	for _, r := range rs {
-		huge += r.End - r.Off
-	}
-	if !h.repair || huge == n {
-		h.hugeBytes.Add(huge)
-		h.small.Add(n - huge)
+	if !h.repair || covered(rs) == n {
+		h.count(rs, parts)
 		return nil
 	}
 	// Chunks not covered by a huge range, in runs, so each run is re-read
@@ -109,8 +109,7 @@ func (h *hugeState) check(ctx context.Context, m *mmap.Map, off, n int64) error 
 		}
 	}
 	if len(runs) == 0 {
-		h.hugeBytes.Add(huge)
-		h.small.Add(n - huge)
+		h.count(rs, parts)
 		return nil
 	}
 	// Recount: the re-read chunks may map differently now.
@@ -118,13 +117,35 @@ func (h *hugeState) check(ctx context.Context, m *mmap.Map, off, n int64) error 
 	if err != nil {
 		return err
 	}
-	huge = 0
+	h.count(rs, parts)
+	return nil
+}
+
+// covered is the bytes of the (disjoint) ranges rs.
+func covered(rs []mmap.Range) int64 {
+	var n int64
 	for _, r := range rs {
-		huge += r.End - r.Off
+		n += r.End - r.Off
+	}
+	return n
+}
+
+// count adds the bytes of parts mapped huge (inside rs) and those not.
+// rs is sorted and disjoint, parts sorted by offset.
+func (h *hugeState) count(rs, parts []mmap.Range) {
+	var huge, total int64
+	i := 0
+	for _, p := range parts {
+		total += p.End - p.Off
+		for i < len(rs) && rs[i].End <= p.Off {
+			i++
+		}
+		for j := i; j < len(rs) && rs[j].Off < p.End; j++ {
+			huge += min(rs[j].End, p.End) - max(rs[j].Off, p.Off)
+		}
 	}
 	h.hugeBytes.Add(huge)
-	h.small.Add(n - huge)
-	return nil
+	h.small.Add(total - huge)
 }
 
 // chunkSpan is the 2 MiB chunk indexes [lo, hi) that [off, off+n) touches.

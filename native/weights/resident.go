@@ -70,7 +70,7 @@ func (w *fileWeights) prime(ctx context.Context, gr *group) {
 	m := w.st.Map()
 	for _, t := range gr.tensors {
 		n := int64(t.Info.Size)
-		if m.Advise(t.Off, n, mmap.Populate) != nil || w.huge.check(ctx, m, t.Off, n) != nil {
+		if m.Advise(t.Off, n, mmap.Populate) != nil || w.huge.check(ctx, m, t.Off, n, nil) != nil {
 			return
 		}
 	}

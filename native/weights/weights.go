@@ -30,10 +30,11 @@ import (
 type group struct {
 	name    string
 	tensors []*store.Tensor
-	offs    []int64  // budget copy: each tensor's offset in the group buffer
-	size    int64    // bytes charged to the budget (buffer, or mapped pages); resident: pages spanned
-	bytes   int64    // sum of tensor sizes
-	views   [][]byte // resident and budget map: slices of the mapping
+	offs    []int64     // budget copy: each tensor's offset in the group buffer
+	size    int64       // bytes charged to the budget (buffer, or mapped pages); resident: pages spanned
+	bytes   int64       // sum of tensor sizes
+	views   [][]byte    // resident and budget map: slices of the mapping
+	ranges  []fileRange // budget map: the file ranges the loader populates and drops (fileRanges)
 }
 
 // fileWeights implements model.Weights over an opened file for every
