@@ -246,8 +246,8 @@ func TestTopKHeapMatchesSort(t *testing.T) {
 		c[i] = cand{id: int32(i), logit: float32(int(g.Float64() * 50))} // many ties
 	}
 	full := append([]cand(nil), c...)
-	full = topK(full, 0)
-	part := topK(append([]cand(nil), c...), 37)
+	full = topK(full, 0, nil)
+	part := topK(append([]cand(nil), c...), 37, nil)
 	for i := range part {
 		if part[i] != full[i] {
 			t.Fatalf("top-k heap [%d] = %+v, sort = %+v", i, part[i], full[i])
@@ -277,13 +277,59 @@ func TestTopKMatchesFullSort(t *testing.T) {
 			}
 		}
 		k := r.IntN(n + 2)
-		got := topK(append([]cand(nil), c...), k)
+		got := topK(append([]cand(nil), c...), k, nil)
 		w := want
 		if k > 0 && k < n {
 			w = want[:k]
 		}
 		if !slices.Equal(got, w) {
 			t.Fatalf("n %d k %d: got %v, want %v", n, k, got, w)
+		}
+	}
+}
+
+// sortCands (a radix sort from radixMin candidates in id order) gives the
+// comparison sort's order on logits with ties, both zeros, infinities,
+// subnormals and wide magnitudes, and with ids not in order.
+func TestSortCandsMatchesComparison(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(-1)), float32(math.Inf(1)),
+		math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, math.MaxFloat32, -math.MaxFloat32, 1, -1}
+	var tmp []cand
+	for trial := 0; trial < 300; trial++ {
+		n := r.IntN(1200)
+		if trial%50 == 0 {
+			n = 32000
+		}
+		c := make([]cand, n)
+		for i := range c {
+			var v float32
+			switch r.IntN(4) {
+			case 0:
+				v = special[r.IntN(len(special))]
+			case 1:
+				v = float32(r.IntN(5) - 2) // ties
+			default:
+				v = float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(12)-6)))
+			}
+			c[i] = cand{id: int32(i), logit: v}
+		}
+		if trial%7 == 3 {
+			r.Shuffle(n, func(i, j int) { c[i], c[j] = c[j], c[i] })
+		}
+		want := append([]cand(nil), c...)
+		slices.SortFunc(want, cmpCand)
+		if !slices.IsSortedFunc(want, cmpCand) {
+			t.Fatal("comparison sort broken")
+		}
+		got := append([]cand(nil), c...)
+		sortCands(got, &tmp)
+		if !slices.Equal(got, want) {
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("trial %d n %d: [%d] = %+v, comparison sort %+v", trial, n, i, got[i], want[i])
+				}
+			}
 		}
 	}
 }
