@@ -48,7 +48,7 @@ var neonRows = []archRow{
 	{t: ggml.Q4_1, dot: dotQ4_1Q8_1NEON},
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0NEON},
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1NEON},
-	{t: ggml.Q2_K, dot: dotQ2_KQ8_KNEON},
+	{t: ggml.Q2_K, dot: dotQ2_KQ8_KNEON, dot4: dot4Q2_KQ8_KNEON, rows4: dotRows4Q2_KQ8_KNEON},
 	{t: ggml.Q3_K, dot: dotQ3_KQ8_KNEON},
 	{t: ggml.Q5_K, dot: dotQ5_KQ8_KNEON, dot4: dot4Q5_KQ8_KNEON, rows4: dotRows4Q5_KQ8_KNEON},
 	{t: ggml.BF16, dot: dotBF16NEON},

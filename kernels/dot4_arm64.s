@@ -1659,3 +1659,183 @@ d4diq4xsloop:
 d4diq4xsdone:
 	STOREACC4
 	RET
+
+// ---- Q2_K (84-byte blocks: scales[16] at 0 (low nibble scale, high
+// nibble min), qs[64] at 16, fp16 d at 80, dmin at 82) and Q3_K (110-byte
+// blocks: hmask[32] at 0, qs[64] at 32, 6-bit scales[12] at 96, fp16 d at
+// 108), ARMv8.0 only like their one-row routines. Both go half by half
+// (128 activations in V16..V23); the min terms are kept as int32 in
+// R6..R9 and converted in the tail (the same int32, so the same float).
+
+// The Q2_K/Q3_K tail of one row pair: facc += fp16(w.d)·a.d·float(ΣV(sumi))
+// [- fp16(w.dmin)·a.d·float(rmin)], K4TAIL's / the Q3_K routine's float ops.
+#define KTAIL_DM(wp, doff, moff, ap, sumi, rmin, facc) \
+	VADDV sumi.S4, V6; \
+	VMOV V6.S[0], R16; \
+	SCVTFWS R16, F6; \
+	SCVTFWS rmin, F7; \
+	FMOVS (ap), F1; \
+	MOVHU doff(wp), R4; \
+	MOVHU moff(wp), R5; \
+	FMOVS R4, F2; \
+	FCVTHS F2, F2; \
+	FMULS F1, F2, F2; \
+	FMOVS R5, F3; \
+	FCVTHS F3, F3; \
+	FMULS F1, F3, F3; \
+	FMADDS F6, facc, F2, facc; \
+	FMSUBS F7, facc, F3, facc
+
+// Q2_K min term of the block at wp against the bsums in V18 (0..7), V19
+// (8..15): rmin = Σ bsum_i · (scales[i] >> 4); V12, V13, V9 scratch.
+#define Q2K_MIN(wp, rmin) \
+	VLD1 (wp), [V12.B16]; \
+	VUSHR $4, V12.B16, V12.B16; \
+	VUXTL2 V12.B16, V13.H8; \
+	VUXTL V12.B8, V12.H8; \
+	SMULL4S(9, 18, 12); \
+	SMLAL2_4S(9, 18, 12); \
+	SMLAL4S(9, 19, 13); \
+	SMLAL2_4S(9, 19, 13); \
+	VADDV V9.S4, V9; \
+	VMOV V9.S[0], rmin
+
+#define Q2K_BSUMS(ap) \
+	ADD $260, ap, R14; \
+	VLD1 (R14), [V18.H8, V19.H8]
+
+// V10.H = the low nibbles of the eight scale bytes at off(wp).
+#define Q2K_SCALES(wp, off) \
+	MOVD off(wp), R10; \
+	FMOVD R10, F10; \
+	VAND V14.B16, V10.B16, V10.B16; \
+	VUXTL V10.B8, V10.H8
+
+// Q2K_HALF's eight groups: 2-bit quants of V0 (q[0:16]), V1 (q[16:32]) at
+// shifts 0, 2, 4, 6 against V16..V23, scales in V10 (V15 = 3).
+#define Q2K_GROUPS(acc) \
+	VAND V15.B16, V0.B16, V7.B16; \
+	VAND V15.B16, V1.B16, V8.B16; \
+	Q6GA(7, 16, 10, 0, acc); \
+	Q6GA(8, 17, 10, 1, acc); \
+	VUSHR $2, V0.B16, V7.B16; \
+	VUSHR $2, V1.B16, V8.B16; \
+	VAND V15.B16, V7.B16, V7.B16; \
+	VAND V15.B16, V8.B16, V8.B16; \
+	Q6GA(7, 18, 10, 2, acc); \
+	Q6GA(8, 19, 10, 3, acc); \
+	VUSHR $4, V0.B16, V7.B16; \
+	VUSHR $4, V1.B16, V8.B16; \
+	VAND V15.B16, V7.B16, V7.B16; \
+	VAND V15.B16, V8.B16, V8.B16; \
+	Q6GA(7, 20, 10, 4, acc); \
+	Q6GA(8, 21, 10, 5, acc); \
+	VUSHR $6, V0.B16, V7.B16; \
+	VUSHR $6, V1.B16, V8.B16; \
+	Q6GA(7, 22, 10, 6, acc); \
+	Q6GA(8, 23, 10, 7, acc)
+
+#define Q2K_R4ROW(wp, qoff, scoff, acc) \
+	ADD $qoff, wp, R14; \
+	VLD1 (R14), [V0.B16, V1.B16]; \
+	Q2K_SCALES(wp, scoff); \
+	Q2K_GROUPS(acc)
+
+// func dotRows4Q2_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q2_KQ8_KNEON(SB), NOSPLIT, $0-40
+	ROWS4ARGSK
+	VMOVI $3, V15.B16
+	VMOVI $15, V14.B16
+	ZEROACC4
+	CBZ R0, r4q2kdone
+r4q2kloop:
+	Q2K_BSUMS(R2)
+	Q2K_MIN(R1, R6)
+	Q2K_MIN(R19, R7)
+	Q2K_MIN(R20, R8)
+	Q2K_MIN(R21, R9)
+	ZEROSUMI4HI
+	ADD $4, R2, R15
+	Q6K_ACTHALF(R15)
+	Q2K_R4ROW(R1, 16, 0, 28)
+	Q2K_R4ROW(R19, 16, 0, 29)
+	Q2K_R4ROW(R20, 16, 0, 30)
+	Q2K_R4ROW(R21, 16, 0, 31)
+	Q6K_ACTHALF(R15)
+	Q2K_R4ROW(R1, 48, 8, 28)
+	Q2K_R4ROW(R19, 48, 8, 29)
+	Q2K_R4ROW(R20, 48, 8, 30)
+	Q2K_R4ROW(R21, 48, 8, 31)
+	KTAIL_DM(R1, 80, 82, R2, V28, R6, F24)
+	KTAIL_DM(R19, 80, 82, R2, V29, R7, F25)
+	KTAIL_DM(R20, 80, 82, R2, V30, R8, F26)
+	KTAIL_DM(R21, 80, 82, R2, V31, R9, F27)
+	ADD $84, R1, R1
+	ADD $84, R19, R19
+	ADD $84, R20, R20
+	ADD $84, R21, R21
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE r4q2kloop
+r4q2kdone:
+	STOREACC4
+	RET
+
+// One weight half unpacked once: q loaded into V20, V21, the eight groups'
+// 2-bit values to V0..V7, scales to V10.
+#define Q2K_UNPACK8(qoff, scoff) \
+	ADD $qoff, R1, R14; \
+	VLD1 (R14), [V20.B16, V21.B16]; \
+	Q2K_SCALES(R1, scoff); \
+	VAND V15.B16, V20.B16, V0.B16; \
+	VAND V15.B16, V21.B16, V1.B16; \
+	VUSHR $2, V20.B16, V2.B16; \
+	VUSHR $2, V21.B16, V3.B16; \
+	VAND V15.B16, V2.B16, V2.B16; \
+	VAND V15.B16, V3.B16, V3.B16; \
+	VUSHR $4, V20.B16, V4.B16; \
+	VUSHR $4, V21.B16, V5.B16; \
+	VAND V15.B16, V4.B16, V4.B16; \
+	VAND V15.B16, V5.B16, V5.B16; \
+	VUSHR $6, V20.B16, V6.B16; \
+	VUSHR $6, V21.B16, V7.B16
+
+// func dot4Q2_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4Q2_KQ8_KNEON(SB), NOSPLIT, $0-40
+	DOT4ARGSK
+	VMOVI $3, V15.B16
+	VMOVI $15, V14.B16
+	ZEROACC4
+	CBZ R0, d4q2kdone
+d4q2kloop:
+	Q2K_BSUMS(R2)
+	Q2K_MIN(R1, R6)
+	Q2K_BSUMS(R19)
+	Q2K_MIN(R1, R7)
+	Q2K_BSUMS(R20)
+	Q2K_MIN(R1, R8)
+	Q2K_BSUMS(R21)
+	Q2K_MIN(R1, R9)
+	ZEROSUMI4HI
+	ACTWALK4
+	Q2K_UNPACK8(16, 0)
+	Q6K_D4ROW(R22, 28)
+	Q6K_D4ROW(R23, 29)
+	Q6K_D4ROW(R24, 30)
+	Q6K_D4ROW(R25, 31)
+	Q2K_UNPACK8(48, 8)
+	Q6K_D4ROW(R22, 28)
+	Q6K_D4ROW(R23, 29)
+	Q6K_D4ROW(R24, 30)
+	Q6K_D4ROW(R25, 31)
+	KTAIL_DM(R1, 80, 82, R2, V28, R6, F24)
+	KTAIL_DM(R1, 80, 82, R19, V29, R7, F25)
+	KTAIL_DM(R1, 80, 82, R20, V30, R8, F26)
+	KTAIL_DM(R1, 80, 82, R21, V31, R9, F27)
+	ADD $84, R1, R1
+	ACTNEXT4
+	SUBS $1, R0, R0
+	BNE d4q2kloop
+d4q2kdone:
+	STOREACC4
+	RET
