@@ -49,7 +49,7 @@ var neonRows = []archRow{
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0NEON},
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1NEON},
 	{t: ggml.Q2_K, dot: dotQ2_KQ8_KNEON, dot4: dot4Q2_KQ8_KNEON, rows4: dotRows4Q2_KQ8_KNEON},
-	{t: ggml.Q3_K, dot: dotQ3_KQ8_KNEON},
+	{t: ggml.Q3_K, dot: dotQ3_KQ8_KNEON, dot4: dot4Q3_KQ8_KNEON, rows4: dotRows4Q3_KQ8_KNEON},
 	{t: ggml.Q5_K, dot: dotQ5_KQ8_KNEON, dot4: dot4Q5_KQ8_KNEON, rows4: dotRows4Q5_KQ8_KNEON},
 	{t: ggml.BF16, dot: dotBF16NEON},
 	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0NEON, dot4: dot4IQ4_NLQ8_0NEON, rows4: dotRows4IQ4_NLQ8_0NEON},

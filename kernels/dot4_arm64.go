@@ -88,3 +88,9 @@ func dotRows4Q2_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
 
 //go:noescape
 func dot4Q2_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q3_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q3_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)

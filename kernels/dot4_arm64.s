@@ -1839,3 +1839,178 @@ d4q2kloop:
 d4q2kdone:
 	STOREACC4
 	RET
+
+// Q3_K scales of the block at wp (the one-row routine's decoding), the
+// half selected by rsel (R9: scales 0..7, R11: 8..15) minus 32 to V10.H
+// (V11 = 32 bytes); R6..R13 scratch.
+#define Q3K_SC(wp, rsel) \
+	MOVWU 96(wp), R6; \
+	MOVWU 100(wp), R7; \
+	MOVWU 104(wp), R8; \
+	ANDW $0x0f0f0f0f, R6, R9; \
+	ANDW $0x03030303, R8, R12; \
+	ORRW R12<<4, R9, R9; \
+	ANDW $0x0f0f0f0f, R7, R10; \
+	LSRW $2, R8, R12; \
+	ANDW $0x03030303, R12, R12; \
+	ORRW R12<<4, R10, R10; \
+	LSRW $4, R6, R11; \
+	ANDW $0x0f0f0f0f, R11, R11; \
+	LSRW $4, R8, R12; \
+	ANDW $0x03030303, R12, R12; \
+	ORRW R12<<4, R11, R11; \
+	LSRW $4, R7, R13; \
+	ANDW $0x0f0f0f0f, R13, R13; \
+	LSRW $6, R8, R12; \
+	ANDW $0x03030303, R12, R12; \
+	ORRW R12<<4, R13, R13; \
+	ORR R10<<32, R9, R9; \
+	ORR R13<<32, R11, R11; \
+	FMOVD rsel, F10; \
+	VSUB V11.B16, V10.B16, V10.B16; \
+	SXTL8H(10, 10)
+
+// Q3K_CHUNK for one weight row: V7/V8 (shifted q[0:16] / q[16:32]) to
+// 3-bit values with hmask bit m of V2 / V3 (clear: -4), against act ya/yb
+// with scales k, k+1 of V10 (V15 = 3, V14 = 4; V4, V5 scratch).
+#define Q3K_RCH(m, k, ya, yb, acc) \
+	VAND V15.B16, V7.B16, V7.B16; \
+	VAND V15.B16, V8.B16, V8.B16; \
+	VMOVI $(1<<(m)), V4.B16; \
+	VCMTST V4.B16, V2.B16, V5.B16; \
+	VAND V14.B16, V5.B16, V5.B16; \
+	VORR V5.B16, V7.B16, V7.B16; \
+	VCMTST V4.B16, V3.B16, V5.B16; \
+	VAND V14.B16, V5.B16, V5.B16; \
+	VORR V5.B16, V8.B16, V8.B16; \
+	VSUB V14.B16, V7.B16, V7.B16; \
+	VSUB V14.B16, V8.B16, V8.B16; \
+	Q6GA(7, ya, 10, k, acc); \
+	Q6GA(8, yb, 10, k+1, acc)
+
+// One weight row's half (quants at qoff, hmask bits mb..mb+3).
+#define Q3K_R4ROW(wp, qoff, mb, rsel, acc) \
+	VLD1 (wp), [V2.B16, V3.B16]; \
+	ADD $qoff, wp, R14; \
+	VLD1 (R14), [V0.B16, V1.B16]; \
+	Q3K_SC(wp, rsel); \
+	VORR V0.B16, V0.B16, V7.B16; \
+	VORR V1.B16, V1.B16, V8.B16; \
+	Q3K_RCH(mb, 0, 16, 17, acc); \
+	VUSHR $2, V0.B16, V7.B16; \
+	VUSHR $2, V1.B16, V8.B16; \
+	Q3K_RCH(mb+1, 2, 18, 19, acc); \
+	VUSHR $4, V0.B16, V7.B16; \
+	VUSHR $4, V1.B16, V8.B16; \
+	Q3K_RCH(mb+2, 4, 20, 21, acc); \
+	VUSHR $6, V0.B16, V7.B16; \
+	VUSHR $6, V1.B16, V8.B16; \
+	Q3K_RCH(mb+3, 6, 22, 23, acc)
+
+// func dotRows4Q3_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q3_KQ8_KNEON(SB), NOSPLIT, $0-40
+	ROWS4ARGSK
+	VMOVI $3, V15.B16
+	VMOVI $4, V14.B16
+	VMOVI $32, V11.B16
+	ZEROACC4
+	CBZ R0, r4q3kdone
+r4q3kloop:
+	ZEROSUMI4HI
+	ADD $4, R2, R15
+	Q6K_ACTHALF(R15)
+	Q3K_R4ROW(R1, 32, 0, R9, 28)
+	Q3K_R4ROW(R19, 32, 0, R9, 29)
+	Q3K_R4ROW(R20, 32, 0, R9, 30)
+	Q3K_R4ROW(R21, 32, 0, R9, 31)
+	Q6K_ACTHALF(R15)
+	Q3K_R4ROW(R1, 64, 4, R11, 28)
+	Q3K_R4ROW(R19, 64, 4, R11, 29)
+	Q3K_R4ROW(R20, 64, 4, R11, 30)
+	Q3K_R4ROW(R21, 64, 4, R11, 31)
+	DTAILX(R1, 108, R2, V28, F24)
+	DTAILX(R19, 108, R2, V29, F25)
+	DTAILX(R20, 108, R2, V30, F26)
+	DTAILX(R21, 108, R2, V31, F27)
+	ADD $110, R1, R1
+	ADD $110, R19, R19
+	ADD $110, R20, R20
+	ADD $110, R21, R21
+	ADD $292, R2, R2
+	SUBS $1, R0, R0
+	BNE r4q3kloop
+r4q3kdone:
+	STOREACC4
+	RET
+
+// dst (q & 3) to its 3-bit value: hmask bit m of hm clear means -4 (V12,
+// V8 scratch).
+#define Q3K_FIX(dst, hm, m) \
+	VMOVI $(1<<(m)), V12.B16; \
+	VCMTST V12.B16, hm.B16, V8.B16; \
+	VAND V14.B16, V8.B16, V8.B16; \
+	VORR V8.B16, dst.B16, dst.B16; \
+	VSUB V14.B16, dst.B16, dst.B16
+
+// One weight half unpacked once: hmask to V22, V23, quants to V20, V21
+// (before the activations take them), the eight groups' values to V0..V7
+// (even groups from q[0:16] with hmask[0:16], odd from q[16:32] with
+// hmask[16:32], as Q3K_CHUNK's V7 / V8), scales to V10.
+#define Q3K_UNPACK8(qoff, mb, rsel) \
+	VLD1 (R1), [V22.B16, V23.B16]; \
+	ADD $qoff, R1, R14; \
+	VLD1 (R14), [V20.B16, V21.B16]; \
+	Q3K_SC(R1, rsel); \
+	VAND V15.B16, V20.B16, V0.B16; \
+	Q3K_FIX(V0, V22, mb); \
+	VAND V15.B16, V21.B16, V1.B16; \
+	Q3K_FIX(V1, V23, mb); \
+	VUSHR $2, V20.B16, V2.B16; \
+	VAND V15.B16, V2.B16, V2.B16; \
+	Q3K_FIX(V2, V22, mb+1); \
+	VUSHR $2, V21.B16, V3.B16; \
+	VAND V15.B16, V3.B16, V3.B16; \
+	Q3K_FIX(V3, V23, mb+1); \
+	VUSHR $4, V20.B16, V4.B16; \
+	VAND V15.B16, V4.B16, V4.B16; \
+	Q3K_FIX(V4, V22, mb+2); \
+	VUSHR $4, V21.B16, V5.B16; \
+	VAND V15.B16, V5.B16, V5.B16; \
+	Q3K_FIX(V5, V23, mb+2); \
+	VUSHR $6, V20.B16, V6.B16; \
+	Q3K_FIX(V6, V22, mb+3); \
+	VUSHR $6, V21.B16, V7.B16; \
+	Q3K_FIX(V7, V23, mb+3)
+
+// func dot4Q3_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4Q3_KQ8_KNEON(SB), NOSPLIT, $0-40
+	DOT4ARGSK
+	VMOVI $3, V15.B16
+	VMOVI $4, V14.B16
+	VMOVI $32, V11.B16
+	ZEROACC4
+	CBZ R0, d4q3kdone
+d4q3kloop:
+	ZEROSUMI4HI
+	ACTWALK4
+	Q3K_UNPACK8(32, 0, R9)
+	Q6K_D4ROW(R22, 28)
+	Q6K_D4ROW(R23, 29)
+	Q6K_D4ROW(R24, 30)
+	Q6K_D4ROW(R25, 31)
+	Q3K_UNPACK8(64, 4, R11)
+	Q6K_D4ROW(R22, 28)
+	Q6K_D4ROW(R23, 29)
+	Q6K_D4ROW(R24, 30)
+	Q6K_D4ROW(R25, 31)
+	DTAILX(R1, 108, R2, V28, F24)
+	DTAILX(R1, 108, R19, V29, F25)
+	DTAILX(R1, 108, R20, V30, F26)
+	DTAILX(R1, 108, R21, V31, F27)
+	ADD $110, R1, R1
+	ACTNEXT4
+	SUBS $1, R0, R0
+	BNE d4q3kloop
+d4q3kdone:
+	STOREACC4
+	RET
