@@ -333,3 +333,31 @@ func TestSortCandsMatchesComparison(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSample times one token's sampling over a 32000-entry vocabulary:
+// greedy, OpenAI's defaults (temperature 1, no top-k: every candidate is
+// sorted) and llama.cpp's defaults (top-k 40 first).
+func BenchmarkSample(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	lg := make([]float32, 32000)
+	for i := range lg {
+		lg[i] = float32(r.NormFloat64()) * 3
+	}
+	for _, c := range []struct {
+		name string
+		p    Params
+	}{{"greedy", Params{Temp: 0, TopP: 1, RepeatPenalty: 1}}, {"openai-defaults", Params{Temp: 1, TopP: 1, RepeatPenalty: 1}}, {"llama-defaults", DefaultParams()}} {
+		b.Run(c.name, func(b *testing.B) {
+			s, err := New(c.p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < 64; i++ {
+				s.Accept(int32(i))
+			}
+			for b.Loop() {
+				s.Sample(lg)
+			}
+		})
+	}
+}
