@@ -12,9 +12,9 @@ import (
 // Graviton2+, Apple M1+, Neoverse) the Q4_0/Q8_0/Q4_K/Q6_K/IQ4_NL/IQ4_XS
 // rows are replaced by SDOT ones (neonDotprodRows), which need half the
 // instructions per block, and Q4_0/Q8_0/IQ4_NL get packed MatMul (gemm_arm64.go).
-// Every dot comes with its four-row routines (dot4_arm64.s: Dot4 for
-// MatMul, DotRows4 for MatVec), bit-identical to it; Q5_K, which has no SDOT
-// dot, keeps its ARMv8.0 row on both tables. The ops stay portable (nil op
+// Every quantized type's dot comes with its four-row routines
+// (dot4_arm64.s: Dot4 for MatMul, DotRows4 for MatVec), bit-identical to
+// it; types without an SDOT dot keep their ARMv8.0 row on both tables. The ops stay portable (nil op
 // edits).
 func archImpls(scalar *Impl) []*Impl {
 	neon := derive(scalar, "neon", neonRows, nil)
@@ -45,9 +45,9 @@ var neonRows = []archRow{
 	{t: ggml.Q6_K, dot: dotQ6_KQ8_KNEON, dot4: dot4Q6_KQ8_KNEON, rows4: dotRows4Q6_KQ8_KNEON},
 	{t: ggml.F32, dot: dotF32NEON},
 	{t: ggml.F16, dot: dotF16NEON},
-	{t: ggml.Q4_1, dot: dotQ4_1Q8_1NEON},
-	{t: ggml.Q5_0, dot: dotQ5_0Q8_0NEON},
-	{t: ggml.Q5_1, dot: dotQ5_1Q8_1NEON},
+	{t: ggml.Q4_1, dot: dotQ4_1Q8_1NEON, dot4: dot4Q4_1Q8_1NEON, rows4: dotRows4Q4_1Q8_1NEON},
+	{t: ggml.Q5_0, dot: dotQ5_0Q8_0NEON, dot4: dot4Q5_0Q8_0NEON, rows4: dotRows4Q5_0Q8_0NEON},
+	{t: ggml.Q5_1, dot: dotQ5_1Q8_1NEON, dot4: dot4Q5_1Q8_1NEON, rows4: dotRows4Q5_1Q8_1NEON},
 	{t: ggml.Q2_K, dot: dotQ2_KQ8_KNEON, dot4: dot4Q2_KQ8_KNEON, rows4: dotRows4Q2_KQ8_KNEON},
 	{t: ggml.Q3_K, dot: dotQ3_KQ8_KNEON, dot4: dot4Q3_KQ8_KNEON, rows4: dotRows4Q3_KQ8_KNEON},
 	{t: ggml.Q5_K, dot: dotQ5_KQ8_KNEON, dot4: dot4Q5_KQ8_KNEON, rows4: dotRows4Q5_KQ8_KNEON},

@@ -94,3 +94,21 @@ func dotRows4Q3_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
 
 //go:noescape
 func dot4Q3_KQ8_KNEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q4_1Q8_1NEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q4_1Q8_1NEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q5_0Q8_0NEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q5_0Q8_0NEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotRows4Q5_1Q8_1NEON(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dot4Q5_1Q8_1NEON(nb int, w, a *byte, stride int, y *[4]float32)

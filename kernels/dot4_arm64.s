@@ -2014,3 +2014,265 @@ d4q3kloop:
 d4q3kdone:
 	STOREACC4
 	RET
+
+// ---- Q4_1 × Q8_1, Q5_0 × Q8_0, Q5_1 × Q8_1 (ARMv8.0 only, like their
+// one-row routines): Q4_0's per-row structure, plus for the types with a
+// min a scalar m·s accumulator per row in F28+j (the one-row F26/F27),
+// added after the horizontal sum as the one-row routine adds it.
+
+// y[j] += F28+j, after STORE4 (R9 = y): the one-row FADDS ms, F0, F0.
+#define ADDMS4 \
+	FMOVS (R9), F0; \
+	FADDS F28, F0, F0; \
+	FMOVS F0, (R9); \
+	FMOVS 4(R9), F0; \
+	FADDS F29, F0, F0; \
+	FMOVS F0, 4(R9); \
+	FMOVS 8(R9), F0; \
+	FADDS F30, F0, F0; \
+	FMOVS F0, 8(R9); \
+	FMOVS 12(R9), F0; \
+	FADDS F31, F0, F0; \
+	FMOVS F0, 12(R9)
+
+#define ZEROMS4 \
+	VEOR V28.B16, V28.B16, V28.B16; \
+	VEOR V29.B16, V29.B16, V29.B16; \
+	VEOR V30.B16, V30.B16, V30.B16; \
+	VEOR V31.B16, V31.B16, V31.B16
+
+// ms += fp16(rm)·fp16(rs) (the one-row FMADDS F12, F26, F11, F26).
+#define MSFMA(rm, rs, ms) \
+	FMOVS rm, F11; \
+	FCVTHS F11, F11; \
+	FMOVS rs, F12; \
+	FCVTHS F12, F12; \
+	FMADDS F12, ms, F11, ms
+
+// Q4_1: weight block fp16 d, m, 16 bytes of nibbles; Q8_1 activation block
+// fp16 d, s, 32 int8.
+#define Q41_W(wp, acc, ms) \
+	MOVHU.P 2(wp), R4; \
+	MOVHU.P 2(wp), R6; \
+	VLD1.P 16(wp), [V0.B16]; \
+	DPRODH; \
+	MSFMA(R6, R7, ms); \
+	VAND V15.B16, V0.B16, V1.B16; \
+	VUSHR $4, V0.B16, V0.B16; \
+	Q40_SUM(acc)
+
+#define Q81_ACT(ap) \
+	MOVHU.P 2(ap), R5; \
+	MOVHU.P 2(ap), R7; \
+	VLD1.P 32(ap), [V2.B16, V3.B16]
+
+// func dotRows4Q4_1Q8_1NEON(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q4_1Q8_1NEON(SB), NOSPLIT, $0-40
+	ROWS4ARGSK
+	VMOVI $15, V15.B16
+	ZERO4
+	ZEROMS4
+	CBZ R0, r4q41done
+r4q41loop:
+	Q81_ACT(R2)
+	Q41_W(R1, 16, F28)
+	Q41_W(R19, 17, F29)
+	Q41_W(R20, 18, F30)
+	Q41_W(R21, 19, F31)
+	SUBS $1, R0, R0
+	BNE r4q41loop
+r4q41done:
+	STORE4
+	ADDMS4
+	RET
+
+#define Q41_A(ap, acc, ms) \
+	Q81_ACT(ap); \
+	DPRODH; \
+	MSFMA(R6, R7, ms); \
+	Q40_SUM(acc)
+
+// func dot4Q4_1Q8_1NEON(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4Q4_1Q8_1NEON(SB), NOSPLIT, $0-40
+	DOT4ARGSK
+	VMOVI $15, V15.B16
+	ZERO4
+	ZEROMS4
+	CBZ R0, d4q41done
+d4q41loop:
+	MOVHU.P 2(R1), R4
+	MOVHU.P 2(R1), R6
+	VLD1.P 16(R1), [V0.B16]
+	VAND V15.B16, V0.B16, V1.B16
+	VUSHR $4, V0.B16, V0.B16
+	Q41_A(R2, 16, F28)
+	Q41_A(R19, 17, F29)
+	Q41_A(R20, 18, F30)
+	Q41_A(R21, 19, F31)
+	SUBS $1, R0, R0
+	BNE d4q41loop
+d4q41done:
+	STORE4
+	ADDMS4
+	RET
+
+// Q5_0/Q5_1 high bits: dot_arm64.s's QHBITS (V21/V22 = 0x10 where bit j of
+// the 32-bit qh in R6 is set; V24, V25 = indices, V26 = bits, V14 = 0x10).
+DATA qhIdx4<>+0(SB)/8, $0x0000000000000000
+DATA qhIdx4<>+8(SB)/8, $0x0101010101010101
+DATA qhIdx4<>+16(SB)/8, $0x0202020202020202
+DATA qhIdx4<>+24(SB)/8, $0x0303030303030303
+DATA qhIdx4<>+32(SB)/8, $0x8040201008040201
+DATA qhIdx4<>+40(SB)/8, $0x8040201008040201
+GLOBL qhIdx4<>(SB), RODATA|NOPTR, $48
+
+#define QHSETUP4 \
+	MOVD $qhIdx4<>(SB), R10; \
+	VLD1 (R10), [V24.B16, V25.B16, V26.B16]; \
+	VMOVI $16, V14.B16; \
+	VMOVI $15, V15.B16
+
+#define QHBITS4 \
+	FMOVS R6, F20; \
+	VTBL V24.B16, [V20.B16], V21.B16; \
+	VTBL V25.B16, [V20.B16], V22.B16; \
+	VCMTST V26.B16, V21.B16, V21.B16; \
+	VCMTST V26.B16, V22.B16, V22.B16; \
+	VAND V14.B16, V21.B16, V21.B16; \
+	VAND V14.B16, V22.B16, V22.B16
+
+// V1 = low nibbles | bit 4, V0 = high nibbles | bit 4 (minus 16 for Q5_0).
+#define Q5_UNPACK \
+	VAND V15.B16, V0.B16, V1.B16; \
+	VUSHR $4, V0.B16, V0.B16; \
+	VORR V21.B16, V1.B16, V1.B16; \
+	VORR V22.B16, V0.B16, V0.B16
+
+#define Q50_UNPACK \
+	Q5_UNPACK; \
+	VSUB V14.B16, V1.B16, V1.B16; \
+	VSUB V14.B16, V0.B16, V0.B16
+
+// Q5_0: weight block fp16 d, qh (32 bits), 16 bytes of nibbles.
+#define Q50_W(wp, acc) \
+	MOVHU.P 2(wp), R4; \
+	MOVWU.P 4(wp), R6; \
+	VLD1.P 16(wp), [V0.B16]; \
+	DPRODH; \
+	QHBITS4; \
+	Q50_UNPACK; \
+	Q40_SUM(acc)
+
+// func dotRows4Q5_0Q8_0NEON(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q5_0Q8_0NEON(SB), NOSPLIT, $0-40
+	ROWS4ARGSK
+	QHSETUP4
+	ZERO4
+	CBZ R0, r4q50done
+r4q50loop:
+	MOVHU.P 2(R2), R5
+	VLD1.P 32(R2), [V2.B16, V3.B16]
+	Q50_W(R1, 16)
+	Q50_W(R19, 17)
+	Q50_W(R20, 18)
+	Q50_W(R21, 19)
+	SUBS $1, R0, R0
+	BNE r4q50loop
+r4q50done:
+	STORE4
+	RET
+
+// func dot4Q5_0Q8_0NEON(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4Q5_0Q8_0NEON(SB), NOSPLIT, $0-40
+	DOT4ARGSK
+	QHSETUP4
+	ZERO4
+	CBZ R0, d4q50done
+d4q50loop:
+	MOVHU.P 2(R1), R4
+	MOVWU.P 4(R1), R6
+	VLD1.P 16(R1), [V0.B16]
+	QHBITS4
+	Q50_UNPACK
+	ACT_LOAD(R2)
+	Q40_SUM(16)
+	ACT_LOAD(R19)
+	Q40_SUM(17)
+	ACT_LOAD(R20)
+	Q40_SUM(18)
+	ACT_LOAD(R21)
+	Q40_SUM(19)
+	SUBS $1, R0, R0
+	BNE d4q50loop
+d4q50done:
+	STORE4
+	RET
+
+// Q5_1: weight block fp16 d, m, qh, 16 bytes of nibbles; Q8_1 activations
+// (a.d in R5, a.s in R8).
+#define Q51_W(wp, acc, ms) \
+	MOVHU.P 2(wp), R4; \
+	MOVHU.P 2(wp), R7; \
+	MOVWU.P 4(wp), R6; \
+	VLD1.P 16(wp), [V0.B16]; \
+	DPRODH; \
+	MSFMA(R7, R8, ms); \
+	QHBITS4; \
+	Q5_UNPACK; \
+	Q40_SUM(acc)
+
+#define Q51_ACT(ap) \
+	MOVHU.P 2(ap), R5; \
+	MOVHU.P 2(ap), R8; \
+	VLD1.P 32(ap), [V2.B16, V3.B16]
+
+// func dotRows4Q5_1Q8_1NEON(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q5_1Q8_1NEON(SB), NOSPLIT, $0-40
+	ROWS4ARGSK
+	QHSETUP4
+	ZERO4
+	ZEROMS4
+	CBZ R0, r4q51done
+r4q51loop:
+	Q51_ACT(R2)
+	Q51_W(R1, 16, F28)
+	Q51_W(R19, 17, F29)
+	Q51_W(R20, 18, F30)
+	Q51_W(R21, 19, F31)
+	SUBS $1, R0, R0
+	BNE r4q51loop
+r4q51done:
+	STORE4
+	ADDMS4
+	RET
+
+#define Q51_A(ap, acc, ms) \
+	Q51_ACT(ap); \
+	DPRODH; \
+	MSFMA(R7, R8, ms); \
+	Q40_SUM(acc)
+
+// func dot4Q5_1Q8_1NEON(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dot4Q5_1Q8_1NEON(SB), NOSPLIT, $0-40
+	DOT4ARGSK
+	QHSETUP4
+	ZERO4
+	ZEROMS4
+	CBZ R0, d4q51done
+d4q51loop:
+	MOVHU.P 2(R1), R4
+	MOVHU.P 2(R1), R7
+	MOVWU.P 4(R1), R6
+	VLD1.P 16(R1), [V0.B16]
+	QHBITS4
+	Q5_UNPACK
+	Q51_A(R2, 16, F28)
+	Q51_A(R19, 17, F29)
+	Q51_A(R20, 18, F30)
+	Q51_A(R21, 19, F31)
+	SUBS $1, R0, R0
+	BNE d4q51loop
+d4q51done:
+	STORE4
+	ADDMS4
+	RET
