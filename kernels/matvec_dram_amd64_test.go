@@ -170,7 +170,7 @@ func threadCPU(b *testing.B) time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// BenchmarkArchMatVecDRAMAlt is BenchmarkArchMatVecDRAM's comparison made
+// BenchmarkArchRows4DRAM is BenchmarkArchMatVecDRAM's comparison made
 // robust on a shared machine: each iteration runs, back to back, the read
 // ceiling, the avx2 MatVec and the avx2 MatVec without its four-row routine
 // ("rows1"), each on the next matrix of the ring, and the benchmark reports
@@ -178,7 +178,7 @@ func threadCPU(b *testing.B) time.Duration {
 // by other jobs, closest to what a quiet machine gives) and the ratios
 // rows4/read and rows4/rows1 of those. Two threads unless -cpu says
 // otherwise (GOMAXPROCS); ring and matrices as BenchmarkArchMatVecDRAM.
-func BenchmarkArchMatVecDRAMAlt(b *testing.B) {
+func BenchmarkArchRows4DRAM(b *testing.B) {
 	r := rand.New(rand.NewPCG(7, 8))
 	const rows, cols = 4096, 11008
 	k, err := ByName("avx2")
