@@ -86,9 +86,33 @@ func scores4(wide bool, q []float32, nq, hd int, keys []byte, stride, n int, sca
 	}
 }
 
-// accumF16SIMD is AccumF16 with the AVX2 routine for head sizes that are
-// multiples of 16.
+// accumBlock is the f32 scratch (on the stack, 16 KiB) that accumF16SIMD
+// widens value rows into: 64 positions of a 64-wide head per block.
+const accumBlock = 4096
+
+// accumMinRun is the shortest run of positions worth widening first: the
+// per-token tail calls of prefill's causal mask pass one position.
+const accumMinRun = 4
+
+// accumF16SIMD is AccumF16 with the AVX2 routines for head sizes that are
+// multiples of 16. Where the head size is a multiple of 32, runs of
+// positions are widened to f32 once into a stack block and then
+// accumulated with each output row pair held in registers across the
+// block (accumF32x32AVX2): same operations, same order, so bit-identical,
+// without the per-position load and store of every output row that
+// accumF16AVX2 pays (it is store-bound; this one is bound by the multiply
+// and add ports).
 func accumF16SIMD(out []float32, nq, hd int, w []float32, ws int, vals []byte, stride, n int) {
+	if hd%32 == 0 && hd <= accumBlock && n >= accumMinRun {
+		var buf [accumBlock]float32
+		per := accumBlock / hd
+		for p0 := 0; p0 < n; p0 += per {
+			c := min(per, n-p0)
+			f16ToF32RowsAVX2(&buf[0], hd, &vals[p0*stride], stride, c)
+			accumF32x32AVX2(&out[0], nq, hd, &w[p0], ws, &buf[0], c)
+		}
+		return
+	}
 	if hd%16 == 0 {
 		accumF16AVX2(&out[0], nq, hd, &w[0], ws, &vals[0], stride, n)
 		return
@@ -187,6 +211,19 @@ func roundF16SIMD(dst, x []float32) {
 //
 //go:noescape
 func addScaledAVX2(dst, x *float32, n int, s float32)
+
+// accumF32x32AVX2 adds w-weighted f32 value rows (n rows of hd floats,
+// contiguous) into nq output rows for hd a positive multiple of 32, nq > 0,
+// n > 0: bit-identical to accumF16AVX2 on the same values (accum_amd64.s).
+//
+//go:noescape
+func accumF32x32AVX2(out *float32, nq, hd int, w *float32, ws int, v *float32, n int)
+
+// f16ToF32RowsAVX2 widens n F16 rows (hd a positive multiple of 16, stride
+// bytes apart) into contiguous f32 rows, exactly.
+//
+//go:noescape
+func f16ToF32RowsAVX2(dst *float32, hd int, src *byte, stride, n int)
 
 // accumF16AVX2 is (*Impl).AccumF16 for hd a positive multiple of 16, nq > 0,
 // n > 0; stride in bytes, ws in elements.

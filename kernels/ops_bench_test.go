@@ -50,6 +50,27 @@ func BenchmarkAttnAccumF16(b *testing.B) {
 	}
 }
 
+// BenchmarkAttnAccumF16Gen is generation's shape at depth 2048: one
+// token's 8 query heads of one kv head over 2048 cached positions.
+func BenchmarkAttnAccumF16Gen(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 3))
+	const nq, hd, n, stride = 8, 64, 2048, 4 * 64 * 2
+	vals := make([]byte, n*stride)
+	for p := 0; p < n; p++ {
+		v, _ := randHalfRow(r, hd)
+		copy(vals[p*stride:], v)
+	}
+	w, out := randF32s(r, nq*n, 0.01), make([]float32, nq*hd)
+	for _, k := range Available() {
+		b.Run(k.Name, func(b *testing.B) {
+			b.SetBytes(n * hd * 2)
+			for i := 0; i < b.N; i++ {
+				k.AccumF16(out, nq, hd, w, n, vals, stride, n)
+			}
+		})
+	}
+}
+
 func BenchmarkOpsF32(b *testing.B) {
 	r := rand.New(rand.NewPCG(2, 2))
 	x := randF32s(r, 5632, 2)

@@ -162,12 +162,33 @@ func TestScoresF16SIMD(t *testing.T) {
 	}
 }
 
+// accumTestBlock is the amd64 route's accumBlock (accum_amd64_test.go
+// checks that they agree), named here so the cases build on every arch.
+const accumTestBlock = 4096
+
+// accumLongCases are runs of positions longer than one widening block of
+// the AVX2 route (accumBlock/hd positions) with its head sizes (multiples
+// of 32) and row pairings (odd and even nq), as generation (nq = the GQA
+// group) and prefill (nq = block × group) pass them.
+func accumLongCases() []attnCase {
+	const accumBlock = accumTestBlock
+	var cs []attnCase
+	for _, hd := range []int{32, 64, 96, 128, 256} {
+		for _, nq := range []int{1, 2, 5, 8} {
+			for _, n := range []int{4, accumBlock/hd - 1, accumBlock / hd, accumBlock/hd + 1, 2*accumBlock/hd + 7} {
+				cs = append(cs, attnCase{nq, hd, n, 2*hd*4 + 2, n + 3})
+			}
+		}
+	}
+	return cs
+}
+
 // TestAccumF16SIMD: the SIMD path must be bit-identical to the reference,
 // which must equal per-position AddScaled of the converted value rows.
 func TestAccumF16SIMD(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, k := range Available() {
-		for _, c := range attnCases() {
+		for _, c := range append(attnCases(), accumLongCases()...) {
 			vals := make([]byte, (c.n-1)*c.stride+2*c.hd)
 			vf := make([][]float32, c.n)
 			for p := 0; p < c.n; p++ {
