@@ -124,9 +124,13 @@ TEXT ·f16ToF32RowsAVX2(SB), NOSPLIT, $0-40
 	MOVQ src+16(FP), SI
 	MOVQ stride+24(FP), R10
 	MOVQ n+32(FP), R11
+	MOVQ R10, R8
+	SHLQ $4, R8               // prefetch distance: 16 rows
 row:
+	LEAQ (SI)(R8*1), DX
 	XORQ AX, AX
 col:
+	PREFETCHT0 0(DX)(AX*2)
 	VCVTPH2PS 0(SI)(AX*2), Y0
 	VCVTPH2PS 16(SI)(AX*2), Y1
 	VMOVUPS Y0, 0(DI)(AX*4)

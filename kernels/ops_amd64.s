@@ -819,6 +819,8 @@ TEXT ·scoresF16x64AVX2(SB), NOSPLIT, $0-64
 	MOVQ ws+56(FP), R12
 	SHLQ $2, R12
 	LEAQ (R12)(R12*2), R13
+	MOVQ R10, R14
+	SHLQ $4, R14              // prefetch distance: 16 key rows
 sa4:
 	TESTQ CX, CX
 	JZ sadone
@@ -826,6 +828,8 @@ sa4:
 	MOVQ DX, BX
 	MOVQ n+32(FP), R11
 sap:
+	PREFETCHT0 0(DI)(R14*1)
+	PREFETCHT0 64(DI)(R14*1)
 	VCVTPH2PS 0(DI), Y4
 	VMULPS 0(SI), Y4, Y0
 	VMULPS 256(SI), Y4, Y1
@@ -903,6 +907,8 @@ TEXT ·scoresF16x4AVX2(SB), NOSPLIT, $0-72
 	MOVQ ws+64(FP), R12
 	SHLQ $2, R12
 	LEAQ (R12)(R12*2), R13
+	MOVQ R10, R14
+	SHLQ $4, R14              // prefetch distance: 16 key rows
 gb4:
 	TESTQ CX, CX
 	JZ gbdone
@@ -914,6 +920,13 @@ gb4:
 	MOVQ keys+24(FP), DI
 	MOVQ n+40(FP), R11
 gbp:
+	PREFETCHT0 0(DI)(R14*1)
+	PREFETCHT0 64(DI)(R14*1)
+	CMPQ hd+16(FP), $64       // rows of more than 128 bytes: two more lines
+	JLE gbpf
+	PREFETCHT0 128(DI)(R14*1)
+	PREFETCHT0 192(DI)(R14*1)
+gbpf:
 	VCVTPH2PS 0(DI), Y4
 	VMULPS 0(SI), Y4, Y0
 	VMULPS 0(AX), Y4, Y1
