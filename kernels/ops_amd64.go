@@ -80,7 +80,7 @@ func scores4(wide bool, q []float32, nq, hd int, keys []byte, stride, n int, sca
 	case hd == 64 && wide:
 		scoresF16x64AVX512(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
 	case hd == 64:
-		scoresF16x64AVX2(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
+		scoresF16x64x2AVX2(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
 	default:
 		scoresF16x4AVX2(&q[0], nq, hd, &keys[0], stride, n, scale, &out[0], ws)
 	}
@@ -286,6 +286,12 @@ func scoresF16x64AVX512(q *float32, nq int, keys *byte, stride, n int, scale flo
 //
 //go:noescape
 func scoresF16x64AVX2(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
+
+// scoresF16x64x2AVX2 is scoresF16x64AVX2 two key rows at a time (each q
+// chunk loaded once for both), bit-identical to it (scores_amd64.s).
+//
+//go:noescape
+func scoresF16x64x2AVX2(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
 
 // scoresF16x4AVX2 is (*Impl).ScoresF16 for hd a positive multiple of 8, nq
 // a positive multiple of 4, n > 0.
