@@ -63,7 +63,7 @@ ppd, tgd = f"pp{P} @ d{D}", f"tg{N} @ d{D}"
 
 print(f"## Targets vs llama.cpp ({settings.get('commit', '?')}, {settings.get('cpu', '?').strip()})\n")
 print(f"{cfg['threads']} threads; each figure is the best of {cfg['rounds']} alternating rounds of the mean of "
-      f"{cfg['reps']} repetitions (tok/s ± sd); llama.cpp timed by llama_perf; peak RSS = largest round's "
+      f"{cfg['reps']} repetitions ({cfg.get('dreps', cfg['reps'])} at depth {D}) (tok/s ± sd); llama.cpp timed by llama_perf; peak RSS = largest round's "
       f"ru_maxrss of the depth-0 process (memvanta resident, F16 KV; llama.cpp node-llama-cpp incl. node).\n")
 summary = []
 for kp in kps:

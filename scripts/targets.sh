@@ -2,9 +2,9 @@
 # The speed-target table of issue 13: memvanta against llama.cpp on
 # TinyLlama-shaped files quantized by llama.cpp's own quantizer.
 #
-#   scripts/targets.sh [-C CACHE] [-k avx2[,avx512]] [-T Q4_K_M,...] [-R 2] [-r 2]
+#   scripts/targets.sh [-C CACHE] [-k avx2[,avx512]] [-T Q4_K_M,...] [-R 2] [-r 2] [-rd 1]
 #                      [-p 512] [-n 128] [-d 2048] [-t 2] [-b MEMVANTA] [-o OUT.md]
-#                      [--shape "SYNTH FLAGS"] [--7b] [--7b-shape "SYNTH FLAGS"] [--7b-n 16]
+#                      [--shape "SYNTH FLAGS"] [--7b] [--7b-shape "SYNTH FLAGS"] [--7b-n 16] [--prepare]
 #
 # Files: `memvanta synth --type F16` (TinyLlama's dimensions unless --shape,
 # the real llama SPM vocabulary, seed 1) quantized by llama.cpp's quantizer
@@ -12,14 +12,17 @@
 # each type of -T, kept in CACHE (default $MEMVANTA_CACHE/targets, else
 # ~/.cache/memvanta/targets) and reused on later runs. File names carry a hash
 # of the synth flags and of core/synth's git tree, so a changed generator
-# never reuses a stale file.
+# never reuses a stale file. --prepare only makes the files (do it ahead of
+# a timed run: the first one takes minutes of synth and quantization).
 #
 # Per file and round (-R rounds), alternating the engines (memvanta first in
 # odd rounds, llama.cpp first in even ones), each a separate process under
 # /usr/bin/time -v, every memvanta process once per kernel path of -k
 # (MEMVANTA_KERNELS; default: the path the CPU selects):
 #   depth 0:  memvanta bench -p P -n N -r REPS  |  node ref.mjs bench -p P -n N --reps REPS
-#   depth D:  memvanta bench -p P -n N -d D -r REPS  |  node scripts/ref-bench.mjs REF -p P -n N -d D -r REPS
+#   depth D:  memvanta bench -p P -n N -d D -r RD  |  node scripts/ref-bench.mjs REF -p P -n N -d D -r RD
+# (-rd RD repetitions, default 1: the D-token prefill is most of a depth
+# process's time, and each round is already a separate measurement)
 # Each test's figure is the best round's mean over the repetitions (the
 # least-disturbed round on a shared machine), llama.cpp timed by its own
 # llama_perf counters; peak RSS is the largest round's ru_maxrss of the
@@ -39,8 +42,8 @@ root=$(pwd)
 cache=${MEMVANTA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memvanta}/targets
 kernels=""
 types=Q4_K_M,Q5_K_M,Q6_K,Q8_0,Q4_0,IQ4_XS
-rounds=2 reps=2 p=512 n=128 depth=2048 threads=2
-mv="" out="" shape="" big=0 n7=16
+rounds=2 reps=2 dreps=1 p=512 n=128 depth=2048 threads=2
+mv="" out="" shape="" big=0 n7=16 prepare=0
 shape7="--embd 4096 --layers 32 --heads 32 --kv-heads 32 --ff 11008"
 ref=${MEMVANTA_REF:-/work/ref}
 vocab=${SHARED:-../shared}/vocab/ggml-vocab-llama-spm.gguf
@@ -52,6 +55,7 @@ while [ $# -gt 0 ]; do
     -T) types=$2; shift 2 ;;
     -R) rounds=$2; shift 2 ;;
     -r) reps=$2; shift 2 ;;
+    -rd) dreps=$2; shift 2 ;;
     -p) p=$2; shift 2 ;;
     -n) n=$2; shift 2 ;;
     -d) depth=$2; shift 2 ;;
@@ -60,16 +64,17 @@ while [ $# -gt 0 ]; do
     -o) out=$2; shift 2 ;;
     --shape) shape=$2; shift 2 ;;
     --7b) big=1; shift ;;
+    --prepare) prepare=1; shift ;;
     --7b-shape) shape7=$2; shift 2 ;;
     --7b-n) n7=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (-h for help)" ;;
     esac
 done
-for v in rounds reps p n depth threads n7; do
+for v in rounds reps dreps p n depth threads n7; do
     [[ ${!v} =~ ^[0-9]+$ ]] || die "-$v ${!v}: want a non-negative integer"
 done
-[ "$rounds" -ge 1 ] && [ "$reps" -ge 1 ] && [ "$depth" -ge 1 ] || die "-R, -r and -d must be >= 1"
+[ "$rounds" -ge 1 ] && [ "$reps" -ge 1 ] && [ "$dreps" -ge 1 ] && [ "$depth" -ge 1 ] || die "-R, -r, -rd and -d must be >= 1"
 [ -n "${MEMVANTA_QUANTIZE:-}" ] && [ -x "$MEMVANTA_QUANTIZE" ] || die "MEMVANTA_QUANTIZE must name llama.cpp's quantize binary (see TEAM.md / scripts/llama-tools.sh)"
 [ -n "${MEMVANTA_LIBLLAMA:-}" ] && [ -f "$MEMVANTA_LIBLLAMA" ] || die "MEMVANTA_LIBLLAMA must name libllama.so"
 [ -f "$ref/ref.mjs" ] && [ -d "$ref/node_modules" ] || die "MEMVANTA_REF=$ref: no ref.mjs with node_modules"
@@ -146,10 +151,15 @@ if [ "$big" = 1 ]; then
     src7=$(synth_src $shape7)
     big_files=("$(quantized "$src7" Q4_K_M)" "$(quantized "$src7" Q4_0)")
 fi
+if [ "$prepare" = 1 ]; then
+    log "files ready in $cache (--prepare: nothing measured)"
+    printf '%s\n' "${files[@]}" "${big_files[@]}"
+    exit 0
+fi
 log "files ready; measuring (${#files[@]} files x $rounds rounds x ${#klist[@]} kernel path(s), -r $reps)"
 
 {
-    echo "p=$p n=$n depth=$depth reps=$reps rounds=$rounds threads=$threads kernels=${kernels:-default} n7=$n7"
+    echo "p=$p n=$n depth=$depth reps=$reps dreps=$dreps rounds=$rounds threads=$threads kernels=${kernels:-default} n7=$n7"
     echo "memvanta=$("$mv" version 2>&1 | head -1)"
     echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
@@ -167,14 +177,14 @@ for f in "${files[@]}"; do
             for kp in "${klist[@]}"; do
                 mvrun "$ty-r$r-mv-$kp-d0" "$kp" -m "$f" -p "$p" -n "$n" -r "$reps"
                 printf 'd0\t%s\t%s\tmemvanta\t%s\t%s\n' "$ty" "$r" "$kp" "$ty-r$r-mv-$kp-d0" >>"$runs/index.tsv"
-                mvrun "$ty-r$r-mv-$kp-d$depth" "$kp" -m "$f" -p "$p" -n "$n" -d "$depth" -r "$reps"
+                mvrun "$ty-r$r-mv-$kp-d$depth" "$kp" -m "$f" -p "$p" -n "$n" -d "$depth" -r "$dreps"
                 printf 'depth\t%s\t%s\tmemvanta\t%s\t%s\n' "$ty" "$r" "$kp" "$ty-r$r-mv-$kp-d$depth" >>"$runs/index.tsv"
             done
         }
         refside() {
             refrun "$ty-r$r-ref-d0" bench "$f" -p "$p" -n "$n" --reps "$reps" --threads "$threads"
             printf 'd0\t%s\t%s\tllama.cpp\t-\t%s\n' "$ty" "$r" "$ty-r$r-ref-d0" >>"$runs/index.tsv"
-            run "$ty-r$r-ref-d$depth" default node "$root/scripts/ref-bench.mjs" "$ref" "$f" -p "$p" -n "$n" -d "$depth" -r "$reps" -t "$threads"
+            run "$ty-r$r-ref-d$depth" default node "$root/scripts/ref-bench.mjs" "$ref" "$f" -p "$p" -n "$n" -d "$depth" -r "$dreps" -t "$threads"
             printf 'depth\t%s\t%s\tllama.cpp\t-\t%s\n' "$ty" "$r" "$ty-r$r-ref-d$depth" >>"$runs/index.tsv"
         }
         if [ $((r % 2)) = 1 ]; then mvside; refside; else refside; mvside; fi
