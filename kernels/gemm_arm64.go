@@ -15,6 +15,10 @@ import (
 // gemmNEONMinBatch is a guess: packing is Go code paid once per MatMul.
 const gemmNEONMinBatch = 8
 
+// gemmNEONTmpTok is how many tokens of a short last tile (fewer than 16
+// rows) go through the kernel's 16-wide scratch at a time (4 KiB of stack).
+const gemmNEONTmpTok = 64
+
 // gemmNEONDot is an archRow's packed MatMul (newGemmNEON) with packed
 // weights offset by off.
 func gemmNEONDot(off int, kernel neonGemmKernel) func(ggml.Type) *gemmRoutines {
@@ -80,15 +84,20 @@ func newGemmNEON(t ggml.Type, off int, kernel neonGemmKernel) *gemmRoutines {
 				kernel(n, &pw[0], &a[0], as, &prep[0], ps, &y[0], ys, ntok, f)
 				return
 			}
-			tmp := make([]float32, ntok*gemmTileRows)
-			if !first {
-				for i := 0; i < ntok; i++ {
-					copy(tmp[i*gemmTileRows:], y[i*ys:i*ys+nr])
+			// Short tile: groups of up to gemmNEONTmpTok tokens through a
+			// stack buffer (no allocation per call).
+			var tmp [gemmNEONTmpTok * gemmTileRows]float32
+			for t0 := 0; t0 < ntok; t0 += gemmNEONTmpTok {
+				nt := min(gemmNEONTmpTok, ntok-t0)
+				if !first {
+					for i := 0; i < nt; i++ {
+						copy(tmp[i*gemmTileRows:], y[(t0+i)*ys:(t0+i)*ys+nr])
+					}
 				}
-			}
-			kernel(n, &pw[0], &a[0], as, &prep[0], ps, &tmp[0], gemmTileRows, ntok, f)
-			for i := 0; i < ntok; i++ {
-				copy(y[i*ys:i*ys+nr], tmp[i*gemmTileRows:i*gemmTileRows+nr])
+				kernel(n, &pw[0], &a[t0*as], as, &prep[t0*gemmPrepBytes], ps, &tmp[0], gemmTileRows, nt, f)
+				for i := 0; i < nt; i++ {
+					copy(y[(t0+i)*ys:(t0+i)*ys+nr], tmp[i*gemmTileRows:i*gemmTileRows+nr])
+				}
 			}
 		},
 	}
