@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,7 +52,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	c := newCLI("bench-serve", "bench-serve -m MODEL [--clients 8 | --clients 1,8 --rounds 3] [-np N] [-n 128] [-p 32] [--json]",
 		"Serve the model on a loopback port and drive K concurrent streaming clients through the\n"+
 			"OpenAI completions endpoint (greedy unless --temp, end-of-text ignored, each with a different prompt), with\n"+
-			"serve's scheduling (a step computes at most -b tokens).\n"+
+			"serve's scheduling (a step computes at most --step-tokens, default -b, tokens).\n"+
 			"After one untimed warm-up request, reports aggregate generated tok/s, time to first token p50/p99,\n"+
 			"the process CPU time per generated token and peak RSS.\n\n"+
 			"With several K (--clients 1,8) or --rounds R, every (round, K) runs in a fresh process of its own\n"+
@@ -61,7 +62,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 			"CPU profile (--cpuprofile) is below 1%.")
 	var mf modelFlags
 	var clientList string
-	var slots, n, p, rounds int
+	var slots, n, p, rounds, stepTokens int
 	var temp float32
 	var jsonOut bool
 	var cpuProfile string
@@ -71,6 +72,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	c.intVar(&slots, "np|parallel", "N", 0, "server slots (0 = the number of clients)")
 	c.intVar(&n, "n|predict", "N", 128, "tokens each client generates")
 	c.intVar(&p, "p|prompt-tokens", "N", 32, "approximate prompt tokens per client")
+	c.intVar(&stepTokens, "step-tokens", "N", 0, "tokens one scheduler step computes at most, as serve's (0 = -b)")
 	c.float32Var(&temp, "temp|temperature", "T", 0, "sampling temperature of every request (0 = greedy; > 0 samples the whole vocabulary, as OpenAI's defaults do)")
 	c.boolVar(&jsonOut, "json", "print JSON (one document per run; with several runs, the runs and the summary)")
 	c.stringVar(&cpuProfile, "cpuprofile", "FILE", "", "write a Go CPU profile of the timed run (server and clients) to FILE (one K, one round)")
@@ -89,8 +91,8 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		ks = append(ks, k)
 	}
-	if n < 1 || p < 1 || slots < 0 || rounds < 1 || rounds > 100 || !(temp >= 0 && temp <= 2) {
-		return c.usageErr(stderr, "-n >= 1, -p >= 1, -np >= 0, --rounds in [1, 100], --temp in [0, 2]")
+	if n < 1 || p < 1 || slots < 0 || rounds < 1 || rounds > 100 || !(temp >= 0 && temp <= 2) || stepTokens < 0 {
+		return c.usageErr(stderr, "-n >= 1, -p >= 1, -np >= 0, --rounds in [1, 100], --temp in [0, 2], --step-tokens >= 0")
 	}
 	if len(ks) > 1 || rounds > 1 {
 		if cpuProfile != "" {
@@ -138,7 +140,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if total > 0 {
 		perSlot = total / slots
 	}
-	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: slots, Queue: clients + 1, CtxPerSlot: perSlot, StepTokens: mf.batch})
+	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: slots, Queue: clients + 1, CtxPerSlot: perSlot, StepTokens: cmp.Or(stepTokens, mf.batch)})
 	if err != nil {
 		return fail("%v", err)
 	}
