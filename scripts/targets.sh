@@ -45,7 +45,7 @@ types=Q4_K_M,Q5_K_M,Q6_K,Q8_0,Q4_0,IQ4_XS
 rounds=2 reps=2 dreps=1 p=512 n=128 depth=2048 threads=2
 mv="" out="" shape="" big=0 n7=16 prepare=0
 shape7="--embd 4096 --layers 32 --heads 32 --kv-heads 32 --ff 11008"
-ref=${MEMVANTA_REF:-/work/ref}
+ref=$(cd "${MEMVANTA_REF:-/work/ref}" 2>/dev/null && pwd || echo "${MEMVANTA_REF:-/work/ref}")
 vocab=${SHARED:-../shared}/vocab/ggml-vocab-llama-spm.gguf
 die() { echo "targets: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -119,10 +119,18 @@ quantized() {
 }
 
 # run NAME KERNELS CMD... : CMD under /usr/bin/time -v, stdout to NAME.json.
+# Progress: measuring processes done out of total (set once the files are
+# ready) and an estimate of the time left from the mean so far.
+done_n=0 total_n=0 tmeas=0
 run() {
     local name=$1 kp=$2
     shift 2
-    log "$name: $*"
+    local eta=""
+    if [ "$done_n" -gt 0 ] && [ "$total_n" -gt 0 ]; then
+        eta=" (~$(((($(date +%s) - tmeas) * (total_n - done_n) / done_n + 59) / 60)) min left)"
+    fi
+    log "[$((done_n + 1))/$total_n]$eta $name: $*"
+    done_n=$((done_n + 1))
     if [ "$kp" = default ]; then
         /usr/bin/time -v -o "$runs/$name.time" "$@" >"$runs/$name.json" 2>"$runs/$name.err" || { tail -5 "$runs/$name.err" >&2; die "$name failed (log $runs/$name.err)"; }
     else
@@ -137,7 +145,7 @@ mvrun() { # name kernels bench-args...
 refrun() { # name ref.mjs-args...
     local name=$1
     shift
-    (cd "$ref" && run "$name" default node ref.mjs "$@")
+    run "$name" default node "$ref/ref.mjs" "$@"
 }
 
 src=$(synth_src ${shape:+$shape})
@@ -156,6 +164,8 @@ if [ "$prepare" = 1 ]; then
     printf '%s\n' "${files[@]}" "${big_files[@]}"
     exit 0
 fi
+total_n=$((${#files[@]} * rounds * (2 * ${#klist[@]} + 2) + ${#big_files[@]} * rounds * (2 * ${#klist[@]} + 1)))
+tmeas=$(date +%s)
 log "files ready; measuring (${#files[@]} files x $rounds rounds x ${#klist[@]} kernel path(s), -r $reps)"
 
 {
