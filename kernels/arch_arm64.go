@@ -11,7 +11,8 @@ import (
 // arm64 CPU; where the CPU has the ARMv8.2 dot-product extension (ASIMDDP:
 // Graviton2+, Apple M1+, Neoverse) the Q4_0/Q8_0/Q4_K/Q6_K/IQ4_NL/IQ4_XS
 // rows are replaced by SDOT ones (neonDotprodRows), which need half the
-// instructions per block, and Q4_0/Q8_0/IQ4_NL get packed MatMul (gemm_arm64.go).
+// instructions per block, and Q4_0/Q8_0/IQ4_NL/Q4_K/Q5_K get packed MatMul
+// (gemm_arm64.go).
 // Every quantized type's dot comes with its four-row routines
 // (dot4_arm64.s: Dot4 for MatMul, DotRows4 for MatVec), bit-identical to
 // it; types without an SDOT dot keep their ARMv8.0 row on both tables. The ops stay portable (nil op
@@ -30,11 +31,15 @@ var neonDotprodRows = []archRow{
 		gemm: gemmNEONDot(8, gemmKernelQ4_0NEONDot)},
 	{t: ggml.Q8_0, dot: dotQ8_0Q8_0NEONDot, dot4: dot4Q8_0Q8_0NEONDot, rows4: dotRows4Q8_0Q8_0NEONDot,
 		gemm: gemmNEONDot(128, gemmKernelQ8_0NEONDot)},
-	{t: ggml.Q4_K, dot: dotQ4_KQ8_KNEONDot, dot4: dot4Q4_KQ8_KNEONDot, rows4: dotRows4Q4_KQ8_KNEONDot},
+	{t: ggml.Q4_K, dot: dotQ4_KQ8_KNEONDot, dot4: dot4Q4_KQ8_KNEONDot, rows4: dotRows4Q4_KQ8_KNEONDot,
+		gemm: gemmKNEONDot(packQ4K, gemmKernelQ4KNEONDot)},
 	{t: ggml.Q6_K, dot: dotQ6_KQ8_KNEONDot, dot4: dot4Q6_KQ8_KNEONDot, rows4: dotRows4Q6_KQ8_KNEONDot},
 	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0NEONDot, dot4: dot4IQ4_NLQ8_0NEONDot, rows4: dotRows4IQ4_NLQ8_0NEONDot,
 		gemm: gemmNEONDot(128, gemmKernelQ8_0NEONDot)},
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEONDot, dot4: dot4IQ4_XSQ8_KNEONDot, rows4: dotRows4IQ4_XSQ8_KNEONDot},
+	// Q5_K keeps its ARMv8.0 dot (and four-row routines) and gains the
+	// packed MatMul, which needs SDOT.
+	{t: ggml.Q5_K, gemm: gemmKNEONDot(packQ5K, gemmKernelQ4KNEONDot)},
 }
 
 // neonRows are the ARMv8.0 routines, one row per type (see archRow).

@@ -8,9 +8,11 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
-// Packed MatMul on NEON with ASIMDDP (gemm_arm64.s): gemm.go's 32-element
-// layout and activation prep, packed and prepared in Go, with SDOT-by-element
-// kernels. CPUs without the dot-product extension keep the Dot4 routines.
+// Packed MatMul on NEON with ASIMDDP: gemm.go's 32-element layout and
+// activation prep, packed and prepared in Go (Q4_0, Q8_0, IQ4_NL;
+// gemm_arm64.s), and gemmk.go's Q4_K layout with its Go packers (Q4_K,
+// Q5_K; gemmk_arm64.s), with SDOT-by-element kernels. CPUs without the
+// dot-product extension keep the Dot4 routines.
 // The speed of this path is unmeasured (it was only run under qemu), so
 // gemmNEONMinBatch is a guess: packing is Go code paid once per MatMul.
 const gemmNEONMinBatch = 8
@@ -156,3 +158,68 @@ func gemmKernelQ4_0NEONDot(nblk int, pw, a *byte, as int, prep *byte, pstride in
 
 //go:noescape
 func gemmKernelQ8_0NEONDot(nblk int, pw, a *byte, as int, prep *byte, pstride int, y *float32, ys, ntok, first int)
+
+// gemmNEONKMinBatch is the smallest batch the NEON packed K-quant MatMul
+// takes: the AVX2 path's measured crossover (gemmQ4KMinBatch), borrowed
+// unmeasured (the packer is the same Go code, the kernel is not).
+const gemmNEONKMinBatch = 16
+
+type neonGemmKKernel func(nblk int, pw, a *byte, as int, y *float32, ys, ntok, first int)
+
+// gemmKNEONDot is an archRow's packed K-quant MatMul in gemmk.go's Q4_K
+// layout (pack: packQ4K or packQ5K), with newGemmNEON's bounds discipline
+// and short-tile scratch; Q8_K activations carry their own scale and sums,
+// so there is no prep.
+func gemmKNEONDot(pack func(n int, w []byte, ws int, dst []byte), kernel neonGemmKKernel) func(ggml.Type) *gemmRoutines {
+	return func(t ggml.Type) *gemmRoutines {
+		const abs = 292 // Q8_K activation block
+		blockB := gemmQ4KBlockB
+		return &gemmRoutines{
+			blockB: blockB, kb: gemmQ4KKB, minBatch: gemmNEONKMinBatch,
+			pack: pack,
+			kernel: func(n int, pw, a []byte, as int, _ []byte, _ int, y []float32, ys, ntok, nr int, first bool) {
+				if ntok <= 0 || nr <= 0 {
+					return
+				}
+				if nr > gemmTileRows || as < n*abs || ys < nr {
+					panic(fmt.Sprintf("kernels: gemm kernel %s: %d rows, strides a %d y %d for %d blocks × %d tokens", t, nr, as, ys, n, ntok))
+				}
+				_ = y[(ntok-1)*ys+nr-1]
+				if n <= 0 {
+					if first {
+						for i := 0; i < ntok; i++ {
+							clear(y[i*ys : i*ys+nr])
+						}
+					}
+					return
+				}
+				_ = pw[n*blockB-1]
+				_ = a[(ntok-1)*as+n*abs-1]
+				f := 0
+				if first {
+					f = 1
+				}
+				if nr == gemmTileRows {
+					kernel(n, &pw[0], &a[0], as, &y[0], ys, ntok, f)
+					return
+				}
+				var tmp [gemmNEONTmpTok * gemmTileRows]float32
+				for t0 := 0; t0 < ntok; t0 += gemmNEONTmpTok {
+					nt := min(gemmNEONTmpTok, ntok-t0)
+					if !first {
+						for i := 0; i < nt; i++ {
+							copy(tmp[i*gemmTileRows:], y[(t0+i)*ys:(t0+i)*ys+nr])
+						}
+					}
+					kernel(n, &pw[0], &a[t0*as], as, &tmp[0], gemmTileRows, nt, f)
+					for i := 0; i < nt; i++ {
+						copy(y[(t0+i)*ys:(t0+i)*ys+nr], tmp[i*gemmTileRows:i*gemmTileRows+nr])
+					}
+				}
+			},
+		}
+	}
+}
+
+//go:noescape
+func gemmKernelQ4KNEONDot(nblk int, pw, a *byte, as int, y *float32, ys, ntok, first int)

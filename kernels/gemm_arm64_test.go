@@ -23,18 +23,23 @@ func TestGemmNEONShortTileGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(401, 402))
-	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL} {
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL, ggml.Q4_K, ggml.Q5_K} {
 		g := k.gemmFor(typ)
 		if g == nil {
 			t.Fatalf("%s: no packed routine on neon", typ)
 		}
-		const cols = 7 * 32
+		cols := 7 * 32
+		weights, acts := gemmWeights, gemmActs
+		if typ.BlockSize() == 256 {
+			cols = 3 * 256
+			weights, acts = gemmKWeights, gemmKActs
+		}
 		ws, _ := RowSize(typ, cols)
 		as, _ := RowSize(ActType(typ), cols)
-		w := gemmWeights(r, typ, 16, cols)
+		w := weights(r, typ, 16, cols)
 		for _, nb := range []int{gemmNEONTmpTok - 1, gemmNEONTmpTok + 1, 2*gemmNEONTmpTok + 5} {
-			a := gemmActs(r, typ, nb, cols)
-			for _, kb := range []int{gemmKB, 3} {
+			a := acts(r, typ, nb, cols)
+			for _, kb := range []int{g.kb, 2} {
 				full := make([]float32, nb*16)
 				matMulPacked(nil, g, typ, 16, cols, w, a, nb, full, ws, as, kb)
 				for _, rows := range []int{1, 5, 15} {
