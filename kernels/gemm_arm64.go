@@ -166,16 +166,16 @@ const gemmNEONKMinBatch = 16
 
 type neonGemmKKernel func(nblk int, pw, a *byte, as int, y *float32, ys, ntok, first int)
 
-// gemmKNEONDot is an archRow's packed K-quant MatMul in gemmk.go's Q4_K
-// layout (pack: packQ4K or packQ5K), with newGemmNEON's bounds discipline
+// gemmKNEONDot is an archRow's packed K-quant MatMul in one of gemmk.go's
+// layouts (blockB bytes per super-block, kb per K-range; pack: its Go
+// packer), with newGemmNEON's bounds discipline
 // and short-tile scratch; Q8_K activations carry their own scale and sums,
 // so there is no prep.
-func gemmKNEONDot(pack func(n int, w []byte, ws int, dst []byte), kernel neonGemmKKernel) func(ggml.Type) *gemmRoutines {
+func gemmKNEONDot(blockB, kb int, pack func(n int, w []byte, ws int, dst []byte), kernel neonGemmKKernel) func(ggml.Type) *gemmRoutines {
 	return func(t ggml.Type) *gemmRoutines {
 		const abs = 292 // Q8_K activation block
-		blockB := gemmQ4KBlockB
 		return &gemmRoutines{
-			blockB: blockB, kb: gemmQ4KKB, minBatch: gemmNEONKMinBatch,
+			blockB: blockB, kb: kb, minBatch: gemmNEONKMinBatch,
 			pack: pack,
 			kernel: func(n int, pw, a []byte, as int, _ []byte, _ int, y []float32, ys, ntok, nr int, first bool) {
 				if ntok <= 0 || nr <= 0 {
@@ -223,3 +223,6 @@ func gemmKNEONDot(pack func(n int, w []byte, ws int, dst []byte), kernel neonGem
 
 //go:noescape
 func gemmKernelQ4KNEONDot(nblk int, pw, a *byte, as int, y *float32, ys, ntok, first int)
+
+//go:noescape
+func gemmKernelQ6KNEONDot(nblk int, pw, a *byte, as int, y *float32, ys, ntok, first int)
