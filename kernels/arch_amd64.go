@@ -37,7 +37,7 @@ func archImpls(scalar *Impl) []*Impl {
 // KV cache), bit-exact with F32ToF16.
 var avx2Rows = []archRow{
 	{t: ggml.Q4_0, dot: dotQ4_0Q8_0AVX2, dot4: dot4Q4_0Q8_0AVX2, rows4: dotRows4Q4_0Q8_0AVX2,
-		gemm: gemm32(8, gemmPackQ4_0AVX2, gemmKernelQ4AVX2)},
+		gemm: gemm32PF(8, gemmPackQ4_0AVX2, gemmKernelQ4PFAVX2)},
 	{t: ggml.Q4_1, dot: dotQ4_1Q8_1AVX2},
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX2},
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX2},

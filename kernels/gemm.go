@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/memvanta/memvanta/core/ggml"
@@ -66,6 +67,10 @@ type gemmRoutines struct {
 	pack   func(n int, w []byte, ws int, dst []byte)
 	prep   func(n int, a []byte, dst []byte, stride int)
 	kernel func(n int, pw, a []byte, as int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool)
+	// kernelPF, where a path has it, is kernel that also prefetches the
+	// bytes of next (the weight rows packed after this tile) spread over
+	// its block iterations; results are kernel's, bit for bit.
+	kernelPF func(n int, pw, a []byte, as int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool, next []byte)
 
 	blockB, prepB, kb, minBatch int
 }
@@ -134,7 +139,20 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 	kb = min(max(kb, 1), g.kb, nblocks)
 	tileB := g.kb * g.blockB
 	ntiles := (rows + gemmTileRows - 1) / gemmTileRows
-	p.Run(ntiles, 1, func(lo, hi int) {
+	// Tiles are claimed one at a time from a shared counter (load balance
+	// on a shared machine), but each worker claims its next tile before
+	// computing the current one, so that with one K-range per row (the
+	// next pack reads whole, contiguous rows) kernelPF can prefetch the
+	// next tile's weights while this tile computes: at decode-sized batches
+	// the pack is DRAM-bound and the kernel is short, and without the
+	// overlap each tile waited for memory, then for arithmetic.
+	var claimed atomic.Int64
+	claim := func() int { return int(claimed.Add(1) - 1) }
+	workers := 1
+	if p != nil {
+		workers = max(1, p.threads)
+	}
+	p.Run(min(workers, ntiles), 1, func(_, _ int) {
 		s, _ := bufs.tiles.Get().(*gemmScratch)
 		if s == nil || len(s.raw) < tileB+63 {
 			// The pool is shared by every type's packed MatMul: a
@@ -143,7 +161,8 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 		}
 		s.pw = aligned64(s.raw, tileB)
 		defer bufs.tiles.Put(s)
-		for tile := lo; tile < hi; tile++ {
+		for tile := claim(); tile < ntiles; {
+			next := claim()
 			r0 := tile * gemmTileRows
 			nr := min(gemmTileRows, rows-r0)
 			for k0 := 0; k0 < nblocks; k0 += kb {
@@ -164,8 +183,15 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 					}
 					g.pack(n, tail, rs, s.pw)
 				}
-				g.kernel(n, s.pw, a[k0*abs:], as, prep[k0*ps:], ps, y[r0:], rows, nb, nr, k0 == 0)
+				if g.kernelPF != nil && n == nblocks && next < ntiles {
+					n0 := next * gemmTileRows
+					src := w[n0*ws : min(len(w), min(rows, n0+gemmTileRows)*ws)]
+					g.kernelPF(n, s.pw, a[k0*abs:], as, prep[k0*ps:], ps, y[r0:], rows, nb, nr, k0 == 0, src)
+				} else {
+					g.kernel(n, s.pw, a[k0*abs:], as, prep[k0*ps:], ps, y[r0:], rows, nb, nr, k0 == 0)
+				}
 			}
+			tile = next
 		}
 	})
 }

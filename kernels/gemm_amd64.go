@@ -10,8 +10,9 @@ import (
 // asmPack and asmKernel are the packer and kernel conventions of
 // gemm_amd64.s (gemmPackQ4_0, gemmKernel).
 type (
-	asmPack   func(nblk int, w *byte, ws int, dst *byte)
-	asmKernel func(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+	asmPack     func(nblk int, w *byte, ws int, dst *byte)
+	asmKernel   func(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+	asmKernelPF func(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)
 )
 
 // The smallest batches the packed K-quant MatMuls take. Packing a tile (in
@@ -34,6 +35,38 @@ const (
 // (off: the unsigned offset of the packed weights).
 func gemm32(off int, pack asmPack, kernel asmKernel) func(ggml.Type) *gemmRoutines {
 	return func(t ggml.Type) *gemmRoutines { return newGemm(t, off, pack, kernel, gemmBlockB, gemmKB) }
+}
+
+// gemm32PF is gemm32 with a prefetching kernel (gemmRoutines.kernelPF).
+func gemm32PF(off int, pack asmPack, kernel asmKernelPF) func(ggml.Type) *gemmRoutines {
+	return func(t ggml.Type) *gemmRoutines {
+		g := newGemm(t, off, pack, func(nblk int, pw, a *byte, as int, prep *byte, pstride int, y *float32, ys, ntok, mask, first int) {
+			kernel(nblk, pw, a, as, prep, pstride, y, ys, ntok, mask, first, pw, 0)
+		}, gemmBlockB, gemmKB)
+		plain := g.kernel
+		g.kernelPF = func(n int, pw, a []byte, as int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool, next []byte) {
+			// Three lines per block iteration, spread so the last
+			// prefetch (at most 128 bytes past the last step) stays
+			// inside next; iterations: n blocks per pair of tokens.
+			iters := n * ((ntok + 1) / 2)
+			if n <= 0 || ntok <= 0 || len(next) < 256 || iters <= 0 {
+				plain(n, pw, a, as, prep, ps, y, ys, ntok, nr, first)
+				return
+			}
+			step := (len(next) - 192) / iters
+			if step <= 0 {
+				plain(n, pw, a, as, prep, ps, y, ys, ntok, nr, first)
+				return
+			}
+			checkKernel32(n, pw, a, as, prep, ps, y, ys, ntok, nr, g.blockB, ActType(t).TypeSize())
+			f := 0
+			if first {
+				f = 1
+			}
+			kernel(n, &pw[0], &a[0], as, &prep[0], ps, &y[0], ys*4, ntok, 1<<nr-1, f, &next[0], step)
+		}
+		return g
+	}
 }
 
 // gemmSplit is an archRow's packed MatMul in gemmq8.go's nibble-split layout.
@@ -82,11 +115,11 @@ func newGemm(t ggml.Type, off int, pack asmPack, kernel asmKernel, blockB, kb in
 			if ntok <= 0 || nr <= 0 {
 				return
 			}
-			if nr > gemmTileRows || as < n*abs || ps < ntok*gemmPrepBytes || ys < nr {
-				panic(fmt.Sprintf("kernels: gemm kernel: %d rows, strides a %d prep %d y %d for %d blocks × %d tokens", nr, as, ps, ys, n, ntok))
-			}
-			_ = y[(ntok-1)*ys+nr-1]
 			if n <= 0 {
+				if nr > gemmTileRows || ps < ntok*gemmPrepBytes || ys < nr {
+					panic(fmt.Sprintf("kernels: gemm kernel: %d rows, strides prep %d y %d for %d tokens", nr, ps, ys, ntok))
+				}
+				_ = y[(ntok-1)*ys+nr-1]
 				if first {
 					for i := 0; i < ntok; i++ {
 						clear(y[i*ys : i*ys+nr])
@@ -94,9 +127,7 @@ func newGemm(t ggml.Type, off int, pack asmPack, kernel asmKernel, blockB, kb in
 				}
 				return
 			}
-			_ = pw[n*blockB-1]
-			_ = a[(ntok-1)*as+n*abs-1]
-			_ = prep[(n-1)*ps+ntok*gemmPrepBytes-1]
+			checkKernel32(n, pw, a, as, prep, ps, y, ys, ntok, nr, blockB, abs)
 			f := 0
 			if first {
 				f = 1
@@ -105,6 +136,20 @@ func newGemm(t ggml.Type, off int, pack asmPack, kernel asmKernel, blockB, kb in
 		},
 	}
 	return g
+}
+
+// checkKernel32 panics unless every byte the 32-element kernel reads or
+// writes for n > 0 blocks, ntok > 0 tokens and nr > 0 rows is inside pw,
+// a, prep and y (newGemm's contract; blockB packed and abs activation bytes
+// per block).
+func checkKernel32(n int, pw, a []byte, as int, prep []byte, ps int, y []float32, ys, ntok, nr, blockB, abs int) {
+	if nr > gemmTileRows || as < n*abs || ps < ntok*gemmPrepBytes || ys < nr {
+		panic(fmt.Sprintf("kernels: gemm kernel: %d rows, strides a %d prep %d y %d for %d blocks × %d tokens", nr, as, ps, ys, n, ntok))
+	}
+	_ = y[(ntok-1)*ys+nr-1]
+	_ = pw[n*blockB-1]
+	_ = a[(ntok-1)*as+n*abs-1]
+	_ = prep[(n-1)*ps+ntok*gemmPrepBytes-1]
 }
 
 // newGemmK is a packed K-quant MatMul: the Go packer of gemmk.go for the
@@ -183,4 +228,9 @@ func gemmKernel(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y 
 func gemmPackQ4_0AVX2(nblk int, w *byte, ws int, dst *byte)
 
 //go:noescape
-func gemmKernelQ4AVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+func gemmKernelQ4PFAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)
+
+// gemmKernelQ4AVX2 is gemmKernelQ4PFAVX2 without prefetching.
+func gemmKernelQ4AVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int) {
+	gemmKernelQ4PFAVX2(nblk, pw, a, as, prep, pstride, y, ys, ntok, mask, first, pw, 0)
+}

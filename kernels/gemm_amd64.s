@@ -714,10 +714,28 @@ q2done:
 	VFMADD231PS Y10, ilo, flo; \
 	VFMADD231PS Y10, ihi, fhi
 
-// func gemmKernelQ4AVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+// Software prefetch of the next tile's weight rows while this one
+// computes (PREFETCHT0 at R8, R8+64, R8+128, then R8 += R10): three lines
+// per block and token pair; none when R10 is zero.
+#define PF3 \
+	TESTQ R10, R10; \
+	JZ 4(PC); \
+	PREFETCHT0 (R8); \
+	PREFETCHT0 64(R8); \
+	PREFETCHT0 128(R8); \
+	ADDQ R10, R8
+
+// func gemmKernelQ4PFAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)
 //
 // gemmKernel for AVX2 and the Q4_0 packing: two tokens at a time, then one.
-TEXT ·gemmKernelQ4AVX2(SB), NOSPLIT, $0-88
+// In every block iteration it also prefetches three cache lines from pf on,
+// advancing pf by pfstep (0: no prefetch). The caller points pf at the
+// weight rows it packs next, so that their DRAM reads overlap this tile's
+// arithmetic instead of stalling the next pack (a prefetch never faults and
+// changes no result).
+TEXT ·gemmKernelQ4PFAVX2(SB), NOSPLIT, $0-104
+	MOVQ pf+88(FP), R8
+	MOVQ pfstep+96(FP), R10
 	MOVQ a+16(FP), R12
 	MOVQ as+24(FP), R9
 	MOVQ prep+32(FP), R13
@@ -757,6 +775,7 @@ a2start:
 	TESTQ CX, CX
 	JZ a2store
 a2loop:
+	PF3
 	J2FIRST(0, 2)
 	J2(64, 6)
 	J2(128, 10)
@@ -802,6 +821,7 @@ a1start:
 	TESTQ CX, CX
 	JZ a1store
 a1loop:
+	PF3
 	J1FIRST(0, 2)
 	J1(64, 6)
 	J1(128, 10)
