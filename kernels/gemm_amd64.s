@@ -598,10 +598,6 @@ GLOBL gemmW1<>(SB), RODATA|NOPTR, $4
 	VPAND Y15, y, y; \
 	VMOVDQU y, off+256(DI)
 
-#define SCALEW(src, r) \
-	MOVWLZX src, AX; \
-	MOVW AX, 512+2*r(DI)
-
 // func gemmPackQ4_0AVX2(nblk int, w *byte, ws int, dst *byte)
 TEXT ·gemmPackQ4_0AVX2(SB), NOSPLIT, $0-32
 	MOVQ nblk+0(FP), CX
@@ -626,24 +622,27 @@ q2loop:
 	NIB(Y5, 96)
 	NIB(Y6, 160)
 	NIB(Y7, 224)
-	SCALEW(0(SI), 0)
-	SCALEW(0(SI)(R9*1), 1)
-	SCALEW(0(SI)(R9*2), 2)
-	SCALEW(0(SI)(R10*1), 3)
-	SCALEW(0(R8), 4)
-	SCALEW(0(R8)(R9*1), 5)
-	SCALEW(0(R8)(R9*2), 6)
-	SCALEW(0(R8)(R10*1), 7)
-	SCALEW(0(R11), 8)
-	SCALEW(0(R11)(R9*1), 9)
-	SCALEW(0(R11)(R9*2), 10)
-	SCALEW(0(R11)(R10*1), 11)
-	SCALEW(0(R12), 12)
-	SCALEW(0(R12)(R9*1), 13)
-	SCALEW(0(R12)(R9*2), 14)
-	SCALEW(0(R12)(R10*1), 15)
-	VCVTPH2PS 512(DI), Y0
-	VCVTPH2PS 528(DI), Y1
+	// The 16 f16 scales gathered in registers (16 byte stores and one
+	// load spanning them would defeat store forwarding and double the
+	// stores per block).
+	VMOVD 0(SI), X0
+	VPINSRW $1, 0(SI)(R9*1), X0, X0
+	VPINSRW $2, 0(SI)(R9*2), X0, X0
+	VPINSRW $3, 0(SI)(R10*1), X0, X0
+	VPINSRW $4, 0(R8), X0, X0
+	VPINSRW $5, 0(R8)(R9*1), X0, X0
+	VPINSRW $6, 0(R8)(R9*2), X0, X0
+	VPINSRW $7, 0(R8)(R10*1), X0, X0
+	VMOVD 0(R11), X1
+	VPINSRW $1, 0(R11)(R9*1), X1, X1
+	VPINSRW $2, 0(R11)(R9*2), X1, X1
+	VPINSRW $3, 0(R11)(R10*1), X1, X1
+	VPINSRW $4, 0(R12), X1, X1
+	VPINSRW $5, 0(R12)(R9*1), X1, X1
+	VPINSRW $6, 0(R12)(R9*2), X1, X1
+	VPINSRW $7, 0(R12)(R10*1), X1, X1
+	VCVTPH2PS X0, Y0
+	VCVTPH2PS X1, Y1
 	VMOVUPS Y0, 512(DI)
 	VMOVUPS Y1, 544(DI)
 	ADDQ $18, SI
