@@ -45,16 +45,8 @@ func gemm32PF(off int, pack asmPack, kernel asmKernelPF) func(ggml.Type) *gemmRo
 		}, gemmBlockB, gemmKB)
 		plain := g.kernel
 		g.kernelPF = func(n int, pw, a []byte, as int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool, next []byte) {
-			// Three lines per block iteration, spread so the last
-			// prefetch (at most 128 bytes past the last step) stays
-			// inside next; iterations: n blocks per pair of tokens.
-			iters := n * ((ntok + 1) / 2)
-			if n <= 0 || ntok <= 0 || len(next) < 256 || iters <= 0 {
-				plain(n, pw, a, as, prep, ps, y, ys, ntok, nr, first)
-				return
-			}
-			step := (len(next) - 192) / iters
-			if step <= 0 {
+			step := gemmPFStep(n*((ntok+1)/2), len(next))
+			if n <= 0 || ntok <= 0 || step <= 0 {
 				plain(n, pw, a, as, prep, ps, y, ys, ntok, nr, first)
 				return
 			}
@@ -67,6 +59,17 @@ func gemm32PF(off int, pack asmPack, kernel asmKernelPF) func(ggml.Type) *gemmRo
 		}
 		return g
 	}
+}
+
+// gemmPFStep is the prefetch advance per block iteration of
+// gemmKernelQ4PFAVX2 for iters iterations (blocks × token pairs) over span
+// bytes, or 0 for none: the kernel prefetches three lines at each step, so
+// the last address it hints, (iters-1)·step + 128, stays inside the span.
+func gemmPFStep(iters, span int) int {
+	if iters <= 0 || span < 256 {
+		return 0
+	}
+	return (span - 192) / iters
 }
 
 // gemmSplit is an archRow's packed MatMul in gemmq8.go's nibble-split layout.
