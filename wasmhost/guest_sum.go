@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "4a6f9e04ee78f42af23d0aac201db7d96c89b98f7ca107779748996502e86cdf"
+const guestSHA256 = "f15713aa0121be58af316f7ab5d959996d004dbfa30b24c041ff05590c92a2a6"
