@@ -11,7 +11,7 @@ import (
 // arm64 CPU; where the CPU has the ARMv8.2 dot-product extension (ASIMDDP:
 // Graviton2+, Apple M1+, Neoverse) the Q4_0/Q8_0/Q4_K/Q6_K/IQ4_NL/IQ4_XS
 // rows are replaced by SDOT ones (neonDotprodRows), which need half the
-// instructions per block, and Q4_0/Q8_0/IQ4_NL/Q4_K/Q5_K/Q6_K get packed MatMul
+// instructions per block, and Q4_0/Q8_0/IQ4_NL/Q2_K…Q6_K get packed MatMul
 // (gemm_arm64.go).
 // Every quantized type's dot comes with its four-row routines
 // (dot4_arm64.s: Dot4 for MatMul, DotRows4 for MatVec), bit-identical to
@@ -41,6 +41,10 @@ var neonDotprodRows = []archRow{
 	// Q5_K keeps its ARMv8.0 dot (and four-row routines) and gains the
 	// packed MatMul, which needs SDOT.
 	{t: ggml.Q5_K, gemm: gemmKNEONDot(gemmQ4KBlockB, gemmQ4KKB, packQ5K, gemmKernelQ4KNEONDot)},
+	// Q3_K packs into Q6_K's layout (gemmk3.go) and runs its kernel; Q2_K
+	// has its own.
+	{t: ggml.Q3_K, gemm: gemmKNEONDot(gemmQ6KBlockB, gemmQ6KKB, packQ3K, gemmKernelQ6KNEONDot)},
+	{t: ggml.Q2_K, gemm: gemmKNEONDot(gemmQ2KBlockB, gemmQ2KKB, packQ2K, gemmKernelQ2KNEONDot)},
 }
 
 // neonRows are the ARMv8.0 routines, one row per type (see archRow).
