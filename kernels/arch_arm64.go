@@ -11,7 +11,7 @@ import (
 // arm64 CPU; where the CPU has the ARMv8.2 dot-product extension (ASIMDDP:
 // Graviton2+, Apple M1+, Neoverse) the Q4_0/Q8_0/Q4_K/Q6_K/IQ4_NL/IQ4_XS
 // rows are replaced by SDOT ones (neonDotprodRows), which need half the
-// instructions per block, and Q4_0/Q8_0/IQ4_NL/Q2_K…Q6_K get packed MatMul
+// instructions per block, and Q4_0/Q8_0/IQ4_NL/Q2_K…Q6_K/IQ4_XS get packed MatMul
 // (gemm_arm64.go).
 // Every quantized type's dot comes with its four-row routines
 // (dot4_arm64.s: Dot4 for MatMul, DotRows4 for MatVec), bit-identical to
@@ -37,7 +37,8 @@ var neonDotprodRows = []archRow{
 		gemm: gemmKNEONDot(gemmQ6KBlockB, gemmQ6KKB, packQ6K, gemmKernelQ6KNEONDot)},
 	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0NEONDot, dot4: dot4IQ4_NLQ8_0NEONDot, rows4: dotRows4IQ4_NLQ8_0NEONDot,
 		gemm: gemmNEONDot(128, gemmKernelQ8_0NEONDot)},
-	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEONDot, dot4: dot4IQ4_XSQ8_KNEONDot, rows4: dotRows4IQ4_XSQ8_KNEONDot},
+	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEONDot, dot4: dot4IQ4_XSQ8_KNEONDot, rows4: dotRows4IQ4_XSQ8_KNEONDot,
+		gemm: gemmKNEONDot(gemmIQ4XSBlockB, gemmIQ4XSKB, packIQ4XS, gemmKernelIQ4XSNEONDot)},
 	// Q5_K keeps its ARMv8.0 dot (and four-row routines) and gains the
 	// packed MatMul, which needs SDOT.
 	{t: ggml.Q5_K, gemm: gemmKNEONDot(gemmQ4KBlockB, gemmQ4KKB, packQ5K, gemmKernelQ4KNEONDot)},

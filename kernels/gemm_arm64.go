@@ -229,3 +229,6 @@ func gemmKernelQ6KNEONDot(nblk int, pw, a *byte, as int, y *float32, ys, ntok, f
 
 //go:noescape
 func gemmKernelQ2KNEONDot(nblk int, pw, a *byte, as int, y *float32, ys, ntok, first int)
+
+//go:noescape
+func gemmKernelIQ4XSNEONDot(nblk int, pw, a *byte, as int, y *float32, ys, ntok, first int)

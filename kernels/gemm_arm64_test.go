@@ -23,7 +23,7 @@ func TestGemmNEONShortTileGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(401, 402))
-	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL, ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL, ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
 		g := k.gemmFor(typ)
 		if g == nil {
 			t.Fatalf("%s: no packed routine on neon", typ)

@@ -97,7 +97,7 @@ func (k *Impl) MatVec(p *Pool, t ggml.Type, rows, cols int, w, a []byte, y []flo
 //
 // Where the path has packed routines for t (avx2 and avx512: Q4_0, Q8_0,
 // IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS; neon with ASIMDDP: Q4_0,
-// Q8_0, IQ4_NL, Q2_K…Q6_K) and the batch has at least the routine's minBatch rows, MatMul
+// Q8_0, IQ4_NL, Q2_K…Q6_K, IQ4_XS) and the batch has at least the routine's minBatch rows, MatMul
 // instead packs 16-row weight tiles into scratch once and runs every
 // activation row past them (gemm.go, gemmk.go, gemmk3.go).
 // Block integer sums stay exact, but each output's f32 terms are rounded
