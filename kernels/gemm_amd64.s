@@ -598,6 +598,32 @@ GLOBL gemmW1<>(SB), RODATA|NOPTR, $4
 	VPAND Y15, y, y; \
 	VMOVDQU y, off+256(DI)
 
+// The 16 rows' f16 scales (the first word of each row's block at SI, R8,
+// R11, R12 + 0/ws/2ws/3ws) as f32 to off(DI). Gathered in registers: 16
+// word stores reloaded as one vector would defeat store forwarding and
+// double the stores per block.
+#define SCALES16(off) \
+	VMOVD 0(SI), X0; \
+	VPINSRW $1, 0(SI)(R9*1), X0, X0; \
+	VPINSRW $2, 0(SI)(R9*2), X0, X0; \
+	VPINSRW $3, 0(SI)(R10*1), X0, X0; \
+	VPINSRW $4, 0(R8), X0, X0; \
+	VPINSRW $5, 0(R8)(R9*1), X0, X0; \
+	VPINSRW $6, 0(R8)(R9*2), X0, X0; \
+	VPINSRW $7, 0(R8)(R10*1), X0, X0; \
+	VMOVD 0(R11), X1; \
+	VPINSRW $1, 0(R11)(R9*1), X1, X1; \
+	VPINSRW $2, 0(R11)(R9*2), X1, X1; \
+	VPINSRW $3, 0(R11)(R10*1), X1, X1; \
+	VPINSRW $4, 0(R12), X1, X1; \
+	VPINSRW $5, 0(R12)(R9*1), X1, X1; \
+	VPINSRW $6, 0(R12)(R9*2), X1, X1; \
+	VPINSRW $7, 0(R12)(R10*1), X1, X1; \
+	VCVTPH2PS X0, Y0; \
+	VCVTPH2PS X1, Y1; \
+	VMOVUPS Y0, off(DI); \
+	VMOVUPS Y1, off+32(DI)
+
 // func gemmPackQ4_0AVX2(nblk int, w *byte, ws int, dst *byte)
 TEXT ·gemmPackQ4_0AVX2(SB), NOSPLIT, $0-32
 	MOVQ nblk+0(FP), CX
@@ -622,29 +648,7 @@ q2loop:
 	NIB(Y5, 96)
 	NIB(Y6, 160)
 	NIB(Y7, 224)
-	// The 16 f16 scales gathered in registers (16 byte stores and one
-	// load spanning them would defeat store forwarding and double the
-	// stores per block).
-	VMOVD 0(SI), X0
-	VPINSRW $1, 0(SI)(R9*1), X0, X0
-	VPINSRW $2, 0(SI)(R9*2), X0, X0
-	VPINSRW $3, 0(SI)(R10*1), X0, X0
-	VPINSRW $4, 0(R8), X0, X0
-	VPINSRW $5, 0(R8)(R9*1), X0, X0
-	VPINSRW $6, 0(R8)(R9*2), X0, X0
-	VPINSRW $7, 0(R8)(R10*1), X0, X0
-	VMOVD 0(R11), X1
-	VPINSRW $1, 0(R11)(R9*1), X1, X1
-	VPINSRW $2, 0(R11)(R9*2), X1, X1
-	VPINSRW $3, 0(R11)(R10*1), X1, X1
-	VPINSRW $4, 0(R12), X1, X1
-	VPINSRW $5, 0(R12)(R9*1), X1, X1
-	VPINSRW $6, 0(R12)(R9*2), X1, X1
-	VPINSRW $7, 0(R12)(R10*1), X1, X1
-	VCVTPH2PS X0, Y0
-	VCVTPH2PS X1, Y1
-	VMOVUPS Y0, 512(DI)
-	VMOVUPS Y1, 544(DI)
+	SCALES16(512)
 	ADDQ $18, SI
 	ADDQ $18, R8
 	ADDQ $18, R11
@@ -1731,10 +1735,6 @@ s8done:
 	VPAND Y15, y, y; \
 	VMOVDQU y, off(DI)
 
-#define SCALEW8(src, r) \
-	MOVWLZX src, AX; \
-	MOVW AX, 1024+2*r(DI)
-
 // func gemmPackQ8_0SplitAVX2(nblk int, w *byte, ws int, dst *byte)
 //
 // The nibble-split Q8_0 layout of gemmq8.go (packQ8_0Split's bytes).
@@ -1772,26 +1772,7 @@ s8ploop:
 	SPLIT8(Y5, 352)
 	SPLIT8(Y6, 416)
 	SPLIT8(Y7, 480)
-	SCALEW8(0(SI), 0)
-	SCALEW8(0(SI)(R9*1), 1)
-	SCALEW8(0(SI)(R9*2), 2)
-	SCALEW8(0(SI)(R10*1), 3)
-	SCALEW8(0(R8), 4)
-	SCALEW8(0(R8)(R9*1), 5)
-	SCALEW8(0(R8)(R9*2), 6)
-	SCALEW8(0(R8)(R10*1), 7)
-	SCALEW8(0(R11), 8)
-	SCALEW8(0(R11)(R9*1), 9)
-	SCALEW8(0(R11)(R9*2), 10)
-	SCALEW8(0(R11)(R10*1), 11)
-	SCALEW8(0(R12), 12)
-	SCALEW8(0(R12)(R9*1), 13)
-	SCALEW8(0(R12)(R9*2), 14)
-	SCALEW8(0(R12)(R10*1), 15)
-	VCVTPH2PS 1024(DI), Y0
-	VCVTPH2PS 1040(DI), Y1
-	VMOVUPS Y0, 1024(DI)
-	VMOVUPS Y1, 1056(DI)
+	SCALES16(1024)
 	ADDQ $34, SI
 	ADDQ $34, R8
 	ADDQ $34, R11
@@ -2386,26 +2367,7 @@ nlploop:
 	NLSPLIT(Y5, 96)
 	NLSPLIT(Y6, 160)
 	NLSPLIT(Y7, 224)
-	SCALEW8(0(SI), 0)
-	SCALEW8(0(SI)(R9*1), 1)
-	SCALEW8(0(SI)(R9*2), 2)
-	SCALEW8(0(SI)(R10*1), 3)
-	SCALEW8(0(R8), 4)
-	SCALEW8(0(R8)(R9*1), 5)
-	SCALEW8(0(R8)(R9*2), 6)
-	SCALEW8(0(R8)(R10*1), 7)
-	SCALEW8(0(R11), 8)
-	SCALEW8(0(R11)(R9*1), 9)
-	SCALEW8(0(R11)(R9*2), 10)
-	SCALEW8(0(R11)(R10*1), 11)
-	SCALEW8(0(R12), 12)
-	SCALEW8(0(R12)(R9*1), 13)
-	SCALEW8(0(R12)(R9*2), 14)
-	SCALEW8(0(R12)(R10*1), 15)
-	VCVTPH2PS 1024(DI), Y0
-	VCVTPH2PS 1040(DI), Y1
-	VMOVUPS Y0, 1024(DI)
-	VMOVUPS Y1, 1056(DI)
+	SCALES16(1024)
 	ADDQ $18, SI
 	ADDQ $18, R8
 	ADDQ $18, R11
