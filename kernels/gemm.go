@@ -162,7 +162,14 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 		s.pw = aligned64(s.raw, tileB)
 		defer bufs.tiles.Put(s)
 		for tile := claim(); tile < ntiles; {
-			next := claim()
+			// Claiming ahead holds a tile back from the other workers:
+			// within the last tiles it could leave one idle while this
+			// one computes two, so there each takes its next tile only
+			// when done (and goes without the prefetch).
+			next, ahead := 0, int(claimed.Load()) < ntiles-workers
+			if ahead {
+				next = claim()
+			}
 			r0 := tile * gemmTileRows
 			nr := min(gemmTileRows, rows-r0)
 			for k0 := 0; k0 < nblocks; k0 += kb {
@@ -183,13 +190,16 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 					}
 					g.pack(n, tail, rs, s.pw)
 				}
-				if g.kernelPF != nil && n == nblocks && next < ntiles {
+				if g.kernelPF != nil && n == nblocks && ahead && next < ntiles {
 					n0 := next * gemmTileRows
 					src := w[n0*ws : min(len(w), min(rows, n0+gemmTileRows)*ws)]
 					g.kernelPF(n, s.pw, a[k0*abs:], as, prep[k0*ps:], ps, y[r0:], rows, nb, nr, k0 == 0, src)
 				} else {
 					g.kernel(n, s.pw, a[k0*abs:], as, prep[k0*ps:], ps, y[r0:], rows, nb, nr, k0 == 0)
 				}
+			}
+			if !ahead {
+				next = claim()
 			}
 			tile = next
 		}
