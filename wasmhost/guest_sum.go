@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "f15713aa0121be58af316f7ab5d959996d004dbfa30b24c041ff05590c92a2a6"
+const guestSHA256 = "881a6c3c83e3eb7a1202cdd952689cbdfb1c156814890ad6bb75be06e3e906f0"
