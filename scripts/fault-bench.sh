@@ -6,6 +6,8 @@
 # of the medians per mode. Only the reverted commits differ.
 #   ROUNDS=5 ITERS=100 scripts/fault-bench.sh COMMIT...
 #   (the recovery: git log --grep='^fault:' --format=%h)
+# Reverting those commits conflicts on heads after 0485583 (native/runtime became
+# native/weights): run it from a checkout of 0485583, where the README's figure came from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}; iters=${ITERS:-100}
