@@ -233,7 +233,3 @@ func gemmPackQ4_0AVX2(nblk int, w *byte, ws int, dst *byte)
 //go:noescape
 func gemmKernelQ4PFAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)
 
-// gemmKernelQ4AVX2 is gemmKernelQ4PFAVX2 without prefetching.
-func gemmKernelQ4AVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int) {
-	gemmKernelQ4PFAVX2(nblk, pw, a, as, prep, pstride, y, ys, ntok, mask, first, pw, 0)
-}
