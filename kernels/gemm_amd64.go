@@ -232,4 +232,3 @@ func gemmPackQ4_0AVX2(nblk int, w *byte, ws int, dst *byte)
 
 //go:noescape
 func gemmKernelQ4PFAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)
-
