@@ -158,33 +158,15 @@ func checkKernel32(n int, pw, a []byte, as int, prep []byte, ps int, y []float32
 // newGemmK is a packed K-quant MatMul: the Go packer of gemmk.go for the
 // type's layout (blockB bytes per super-block, kb super-blocks per K-range)
 // and the kernel for it (which reads the Q8_K activations' scale and sums in
-// place, so there is no prep), with newGemm's bounds discipline.
+// place, so there is no prep), with gemmKCall's bounds discipline.
 func newGemmK(t ggml.Type, blockB, kb int, pack func(n int, w []byte, ws int, dst []byte), kernel asmKernel, minBatch int) *gemmRoutines {
-	const abs = 292
 	return &gemmRoutines{
 		blockB: blockB, kb: kb, minBatch: minBatch,
 		pack: pack,
 		kernel: func(n int, pw, a []byte, as int, _ []byte, _ int, y []float32, ys, ntok, nr int, first bool) {
-			if ntok <= 0 || nr <= 0 {
+			f, run := gemmKCall(t, blockB, n, pw, a, as, y, ys, ntok, nr, first)
+			if !run {
 				return
-			}
-			if nr > gemmTileRows || as < n*abs || ys < nr {
-				panic(fmt.Sprintf("kernels: gemm kernel %s: %d rows, strides a %d y %d for %d blocks × %d tokens", t, nr, as, ys, n, ntok))
-			}
-			_ = y[(ntok-1)*ys+nr-1]
-			if n <= 0 {
-				if first {
-					for i := 0; i < ntok; i++ {
-						clear(y[i*ys : i*ys+nr])
-					}
-				}
-				return
-			}
-			_ = pw[n*blockB-1]
-			_ = a[(ntok-1)*as+n*abs-1]
-			f := 0
-			if first {
-				f = 1
 			}
 			kernel(n, &pw[0], &a[0], as, nil, 0, &y[0], ys*4, ntok, 1<<nr-1, f)
 		},

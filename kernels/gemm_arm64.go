@@ -168,36 +168,18 @@ type neonGemmKKernel func(nblk int, pw, a *byte, as int, y *float32, ys, ntok, f
 
 // gemmKNEONDot is an archRow's packed K-quant MatMul in one of gemmk.go's
 // layouts (blockB bytes per super-block, kb per K-range; pack: its Go
-// packer), with newGemmNEON's bounds discipline
+// packer), with gemmKCall's bounds discipline
 // and short-tile scratch; Q8_K activations carry their own scale and sums,
 // so there is no prep.
 func gemmKNEONDot(blockB, kb int, pack func(n int, w []byte, ws int, dst []byte), kernel neonGemmKKernel) func(ggml.Type) *gemmRoutines {
 	return func(t ggml.Type) *gemmRoutines {
-		const abs = 292 // Q8_K activation block
 		return &gemmRoutines{
 			blockB: blockB, kb: kb, minBatch: gemmNEONKMinBatch,
 			pack: pack,
 			kernel: func(n int, pw, a []byte, as int, _ []byte, _ int, y []float32, ys, ntok, nr int, first bool) {
-				if ntok <= 0 || nr <= 0 {
+				f, run := gemmKCall(t, blockB, n, pw, a, as, y, ys, ntok, nr, first)
+				if !run {
 					return
-				}
-				if nr > gemmTileRows || as < n*abs || ys < nr {
-					panic(fmt.Sprintf("kernels: gemm kernel %s: %d rows, strides a %d y %d for %d blocks × %d tokens", t, nr, as, ys, n, ntok))
-				}
-				_ = y[(ntok-1)*ys+nr-1]
-				if n <= 0 {
-					if first {
-						for i := 0; i < ntok; i++ {
-							clear(y[i*ys : i*ys+nr])
-						}
-					}
-					return
-				}
-				_ = pw[n*blockB-1]
-				_ = a[(ntok-1)*as+n*abs-1]
-				f := 0
-				if first {
-					f = 1
 				}
 				if nr == gemmTileRows {
 					kernel(n, &pw[0], &a[0], as, &y[0], ys, ntok, f)

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/memvanta/memvanta/core/ggml"
 )
 
 // Packed layout of the K-quant super-blocks for the packed MatMul (gemm.go):
@@ -269,4 +271,36 @@ func packIQ4XS(n int, w []byte, ws int, dst []byte) {
 			}
 		}
 	}
+}
+
+// gemmKCall is the bounds discipline of every packed K-quant kernel call
+// (the assembly indexes without checks): it panics on a tile or stride the
+// kernel cannot take, proves y, pw and a long enough, and handles the empty
+// cases itself — run is false when there is nothing for the kernel to do
+// (after clearing y's tile when first and n ≤ 0). f is first as the
+// kernels take it (1 or 0). Q8_K activations carry their own scale and sums,
+// so there is no prep to check.
+func gemmKCall(t ggml.Type, blockB, n int, pw, a []byte, as int, y []float32, ys, ntok, nr int, first bool) (f int, run bool) {
+	const abs = len(q8kBlock{})
+	if ntok <= 0 || nr <= 0 {
+		return 0, false
+	}
+	if nr > gemmTileRows || as < n*abs || ys < nr {
+		panic(fmt.Sprintf("kernels: gemm kernel %s: %d rows, strides a %d y %d for %d blocks × %d tokens", t, nr, as, ys, n, ntok))
+	}
+	_ = y[(ntok-1)*ys+nr-1]
+	if n <= 0 {
+		if first {
+			for i := 0; i < ntok; i++ {
+				clear(y[i*ys : i*ys+nr])
+			}
+		}
+		return 0, false
+	}
+	_ = pw[n*blockB-1]
+	_ = a[(ntok-1)*as+n*abs-1]
+	if first {
+		f = 1
+	}
+	return f, true
 }
