@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "881a6c3c83e3eb7a1202cdd952689cbdfb1c156814890ad6bb75be06e3e906f0"
+const guestSHA256 = "0ef4080aea1d710e6ac7c0c7f1be26a1db918ae6d3c4c0606e249d1281d6d26a"
