@@ -18,7 +18,8 @@ import (
 // most 147 KiB, so it stays in L2 while every activation row of the batch
 // streams past it): per 32-element block, eight 64-byte vectors — vector j holds,
 // for the dword group j (elements 4j..4j+3), those four quants of each of
-// the 16 rows as unsigned bytes (Q4_0: q in 0..15; Q8_0: w+128) — then the
+// the 16 rows as unsigned bytes (Q4_0: q in 0..15; Q8_0: w+128, or w
+// itself for AVX2's |w|·sign(a, w) kernel) — then the
 // 16 rows' scales as f32. One VPDPBUSD of vector j with activation dword j
 // broadcast adds four products to each row's lane, so eight give 16 exact
 // block sums at once with no horizontal reduction (the AVX2 Q4_0 kernel
@@ -58,6 +59,11 @@ const (
 //     a[t·as:] (prep entries prep[t·8 + i·ps:]) into y[t·ys + r], r < nr,
 //     in block order, starting from zero if first.
 //
+// Activation quants are QuantizeAct's, in [-127, 127] for every block with
+// a nonzero scale (TestQuantizeActQ8_0Range): the AVX2 Q8_0 kernel's
+// sign(a, w) relies on it (-128 would wrap); the other kernels are exact
+// for any byte.
+//
 // The sizes above are the 32-element layout's; a type with another packed
 // layout (the K-quant super-blocks, gemmk.go) states its own in blockB (packed
 // bytes per weight block for the 16 rows), prepB (prep bytes per activation
@@ -73,6 +79,10 @@ type gemmRoutines struct {
 	kernelPF func(n int, pw, a []byte, as int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool, next []byte)
 
 	blockB, prepB, kb, minBatch int
+	// off is the unsigned offset added to the quants of the 32-element
+	// layouts (Q4_0: 8, Q8_0: 128 for VPDPBUSD; 0 for the AVX2 Q8_0
+	// kernel, which keeps them signed): the prep's integer is -off·Σa.
+	off int
 }
 
 // gemmBuffers is the packed MatMul's scratch, reused across calls on one

@@ -91,7 +91,7 @@ func newGemm(t ggml.Type, off int, pack asmPack, kernel asmKernel, blockB, kb in
 	bs := t.TypeSize()
 	abs := ActType(t).TypeSize()
 	g := &gemmRoutines{
-		blockB: blockB, prepB: gemmPrepBytes, kb: kb, minBatch: gemmMinBatch,
+		off: off, blockB: blockB, prepB: gemmPrepBytes, kb: kb, minBatch: gemmMinBatch,
 		pack: func(n int, w []byte, ws int, dst []byte) {
 			if n <= 0 {
 				return
@@ -211,6 +211,12 @@ func gemmKernel(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y 
 
 //go:noescape
 func gemmPackQ4_0AVX2(nblk int, w *byte, ws int, dst *byte)
+
+//go:noescape
+func gemmPackQ8_0AVX2(nblk int, w *byte, ws int, dst *byte)
+
+//go:noescape
+func gemmKernelQ8PFAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)
 
 //go:noescape
 func gemmKernelQ4PFAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)

@@ -2664,3 +2664,231 @@ q2k1store:
 q2kdone:
 	VZEROUPPER
 	RET
+
+// ---- AVX2 Q8_0 in gemm.go's 32-element layout with the quants stored
+// signed (offset 0), multiplied as llama.cpp's AVX2 dot does:
+// VPMADDUBSW(|w|, sign(a, w)) = w·a per pair. |w| ≤ 128 is exact as an
+// unsigned byte (w = -128 included) and the activation quants are in
+// [-127, 127] (QuantizeAct's range: gemm.go), so a pair sum is at most
+// 2·128·127 = 32512 and never saturates; VPMADDWD with ones widens each
+// dword group to int32 (a row's block sum ≤ 32·128·127 < 2^20). Against the
+// nibble-split kernel this needs one VPMADDUBSW per 32 byte products
+// instead of two and no offset correction (the prep's integer is 0).
+
+// func gemmPackQ8_0AVX2(nblk int, w *byte, ws int, dst *byte)
+//
+// Packs blocks [0, nblk) of the 16 rows w, w+ws, ..., w+15·ws: per block
+// eight 64-byte vectors (vector j: elements 4j..4j+3 of row r at lane r,
+// the quants as they are) and the 16 scales as f32 (refPack's bytes, off 0).
+TEXT ·gemmPackQ8_0AVX2(SB), NOSPLIT, $0-32
+	MOVQ nblk+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ ws+16(FP), R9
+	MOVQ dst+24(FP), DI
+	LEAQ (R9)(R9*2), R10
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*4), R11
+	LEAQ (R11)(R9*4), R12
+	TESTQ CX, CX
+	JZ sq8pdone
+sq8ploop:
+	TRANS8(2, SI, R8)
+	VMOVDQU Y4, 0(DI)
+	VMOVDQU Y5, 64(DI)
+	VMOVDQU Y6, 128(DI)
+	VMOVDQU Y7, 192(DI)
+	TRANS8(18, SI, R8)
+	VMOVDQU Y4, 256(DI)
+	VMOVDQU Y5, 320(DI)
+	VMOVDQU Y6, 384(DI)
+	VMOVDQU Y7, 448(DI)
+	TRANS8(2, R11, R12)
+	VMOVDQU Y4, 32(DI)
+	VMOVDQU Y5, 96(DI)
+	VMOVDQU Y6, 160(DI)
+	VMOVDQU Y7, 224(DI)
+	TRANS8(18, R11, R12)
+	VMOVDQU Y4, 288(DI)
+	VMOVDQU Y5, 352(DI)
+	VMOVDQU Y6, 416(DI)
+	VMOVDQU Y7, 480(DI)
+	SCALES16(512)
+	ADDQ $34, SI
+	ADDQ $34, R8
+	ADDQ $34, R11
+	ADDQ $34, R12
+	ADDQ $576, DI
+	DECQ CX
+	JNZ sq8ploop
+sq8pdone:
+	VZEROUPPER
+	RET
+
+// Dword group j (signed weights at wo(SI)) for the activation dword at
+// ao(a): Y8, Y9 = w of rows 0..7, 8..15 and Y10, Y11 = |w| (loaded by
+// SQW), then i0, i1 (int32, rows 0..7, 8..15) += Σ over the four products.
+#define SQW(wo) \
+	VMOVDQU wo(SI), Y8; \
+	VMOVDQU wo+32(SI), Y9; \
+	VPABSB Y8, Y10; \
+	VPABSB Y9, Y11
+
+#define SQTOKFIRST(ao, i0, i1) \
+	VPBROADCASTD ao, Y12; \
+	VPSIGNB Y8, Y12, Y13; \
+	VPSIGNB Y9, Y12, Y14; \
+	VPMADDUBSW Y13, Y10, Y13; \
+	VPMADDUBSW Y14, Y11, Y14; \
+	VPMADDWD Y15, Y13, i0; \
+	VPMADDWD Y15, Y14, i1
+
+#define SQTOK(ao, i0, i1) \
+	VPBROADCASTD ao, Y12; \
+	VPSIGNB Y8, Y12, Y13; \
+	VPSIGNB Y9, Y12, Y14; \
+	VPMADDUBSW Y13, Y10, Y13; \
+	VPMADDUBSW Y14, Y11, Y14; \
+	VPMADDWD Y15, Y13, Y13; \
+	VPMADDWD Y15, Y14, Y14; \
+	VPADDD Y13, i0, i0; \
+	VPADDD Y14, i1, i1
+
+#define SQ2FIRST(wo, ao) \
+	SQW(wo); \
+	SQTOKFIRST(ao(DI), Y0, Y1); \
+	SQTOKFIRST(ao(DI)(R9*1), Y2, Y3)
+
+#define SQ2(wo, ao) \
+	SQW(wo); \
+	SQTOK(ao(DI), Y0, Y1); \
+	SQTOK(ao(DI)(R9*1), Y2, Y3)
+
+#define SQ1FIRST(wo, ao) \
+	SQW(wo); \
+	SQTOKFIRST(ao(DI), Y0, Y1)
+
+#define SQ1(wo, ao) \
+	SQW(wo); \
+	SQTOK(ao(DI), Y0, Y1)
+
+// f (flo, fhi) += d_a·(d_w·float(i)) for the token whose prep is at
+// poff(R11) (its integer, -0·Σa, is not needed).
+#define SQFIN(ilo, ihi, flo, fhi, poff) \
+	VCVTDQ2PS ilo, ilo; \
+	VCVTDQ2PS ihi, ihi; \
+	VMULPS 512(SI), ilo, ilo; \
+	VMULPS 544(SI), ihi, ihi; \
+	VBROADCASTSS poff+4(R11), Y12; \
+	VFMADD231PS Y12, ilo, flo; \
+	VFMADD231PS Y12, ihi, fhi
+
+// func gemmKernelQ8PFAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)
+//
+// gemmKernelQ4PFAVX2's contract (two tokens at a time, then one; three
+// prefetched lines from pf per block iteration) for the signed Q8_0
+// layout of gemmPackQ8_0AVX2.
+TEXT ·gemmKernelQ8PFAVX2(SB), NOSPLIT, $0-104
+	MOVQ pf+88(FP), R8
+	MOVQ pfstep+96(FP), R10
+	MOVQ a+16(FP), R12
+	MOVQ as+24(FP), R9
+	MOVQ prep+32(FP), R13
+	MOVQ y+48(FP), R14
+	MOVQ ys+56(FP), BX
+	MOVQ ntok+64(FP), AX
+	VPBROADCASTD gemmW1<>(SB), Y15
+sq2group:
+	CMPQ AX, $2
+	JLT sq1group
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ sq2zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y4
+	VMASKMOVPS 32(R14), Y9, Y5
+	VMASKMOVPS (R14)(BX*1), Y8, Y6
+	VMASKMOVPS 32(R14)(BX*1), Y9, Y7
+	JMP sq2start
+sq2zero:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+sq2start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	MOVQ R13, R11
+	TESTQ CX, CX
+	JZ sq2store
+sq2loop:
+	PF3
+	SQ2FIRST(0, 2)
+	SQ2(64, 6)
+	SQ2(128, 10)
+	SQ2(192, 14)
+	SQ2(256, 18)
+	SQ2(320, 22)
+	SQ2(384, 26)
+	SQ2(448, 30)
+	SQFIN(Y0, Y1, Y4, Y5, 0)
+	SQFIN(Y2, Y3, Y6, Y7, 8)
+	ADDQ $576, SI
+	ADDQ $34, DI
+	ADDQ pstride+40(FP), R11
+	DECQ CX
+	JNZ sq2loop
+sq2store:
+	KMASKS
+	VMASKMOVPS Y4, Y8, (R14)
+	VMASKMOVPS Y5, Y9, 32(R14)
+	VMASKMOVPS Y6, Y8, (R14)(BX*1)
+	VMASKMOVPS Y7, Y9, 32(R14)(BX*1)
+	LEAQ (R12)(R9*2), R12
+	ADDQ $16, R13
+	LEAQ (R14)(BX*2), R14
+	SUBQ $2, AX
+	JMP sq2group
+sq1group:
+	TESTQ AX, AX
+	JZ sqdone
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ sq1zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y4
+	VMASKMOVPS 32(R14), Y9, Y5
+	JMP sq1start
+sq1zero:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+sq1start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	MOVQ R13, R11
+	TESTQ CX, CX
+	JZ sq1store
+sq1loop:
+	PF3
+	SQ1FIRST(0, 2)
+	SQ1(64, 6)
+	SQ1(128, 10)
+	SQ1(192, 14)
+	SQ1(256, 18)
+	SQ1(320, 22)
+	SQ1(384, 26)
+	SQ1(448, 30)
+	SQFIN(Y0, Y1, Y4, Y5, 0)
+	ADDQ $576, SI
+	ADDQ $34, DI
+	ADDQ pstride+40(FP), R11
+	DECQ CX
+	JNZ sq1loop
+sq1store:
+	KMASKS
+	VMASKMOVPS Y4, Y8, (R14)
+	VMASKMOVPS Y5, Y9, 32(R14)
+sqdone:
+	VZEROUPPER
+	RET

@@ -36,7 +36,7 @@ func newGemmNEON(t ggml.Type, off int, kernel neonGemmKernel) *gemmRoutines {
 	bs := t.TypeSize()
 	const abs = 34 // Q8_0 activation block
 	return &gemmRoutines{
-		blockB: gemmBlockB, prepB: gemmPrepBytes, kb: gemmKB, minBatch: gemmNEONMinBatch,
+		off: off, blockB: gemmBlockB, prepB: gemmPrepBytes, kb: gemmKB, minBatch: gemmNEONMinBatch,
 		pack: func(n int, w []byte, ws int, dst []byte) {
 			if n <= 0 {
 				return

@@ -54,7 +54,10 @@ func blockSums(wd, ad []float32) (exact, mag float64) {
 var extremeF16 = []float32{65504, -65504, 0x1p-24, -0x1p-24, 0x1p-14, 0, 1, -2}
 
 // gemmWeights is rows random weight rows of cols elements of t (harness
-// scales), with about one block in eight given an extreme scale.
+// scales), with about one block in eight given an extreme scale and, for
+// Q8_0, about one in eight made all -128 or all +127 (against gemmActs'
+// blocks of ±127 these reach the largest pair sums: 2·128·127 for the
+// AVX2 kernel's |w|·sign(a, w)).
 func gemmWeights(r *rand.Rand, t ggml.Type, rows, cols int) []byte {
 	w := randWeights(r, t, rows*cols)
 	bs := t.TypeSize()
@@ -62,14 +65,27 @@ func gemmWeights(r *rand.Rand, t ggml.Type, rows, cols int) []byte {
 		if r.IntN(8) == 0 {
 			putF16(w[b:], extremeF16[r.IntN(len(extremeF16))])
 		}
+		if t == ggml.Q8_0 {
+			switch r.IntN(16) {
+			case 0:
+				for j := 2; j < 34; j++ {
+					w[b+j] = 0x80
+				}
+			case 1:
+				for j := 2; j < 34; j++ {
+					w[b+j] = 0x7f
+				}
+			}
+		}
 	}
 	return w
 }
 
 // gemmActs is nb Q8_0 activation rows: half quantized from realistic
-// values, half raw blocks whose quants are uniform bytes (so -128 and +127
-// occur, and whole blocks of -128 or +127 are forced now and then) with
-// random or extreme scales.
+// values, half raw blocks whose quants are uniform in [-127, 127] (the range
+// QuantizeAct produces, which the packed kernels may rely on: gemm.go; so
+// both extremes occur, and whole blocks of -127 or +127 are forced now and
+// then) with random or extreme scales.
 func gemmActs(r *rand.Rand, t ggml.Type, nb, cols int) []byte {
 	var a []byte
 	for i := 0; i < nb; i++ {
@@ -79,10 +95,15 @@ func gemmActs(r *rand.Rand, t ggml.Type, nb, cols int) []byte {
 		}
 		row := rawBytes(r, cols/32*34)
 		for b := 0; b < len(row); b += 34 {
+			for j := 2; j < 34; j++ {
+				if row[b+j] == 0x80 {
+					row[b+j] = 0x81
+				}
+			}
 			switch r.IntN(8) {
 			case 0:
 				for j := 2; j < 34; j++ {
-					row[b+j] = 0x80
+					row[b+j] = 0x81
 				}
 			case 1:
 				for j := 2; j < 34; j++ {
@@ -196,7 +217,7 @@ func TestMatMulPacked(t *testing.T) {
 }
 
 // packedAt lists which (path, type) pairs have packed routines: the avx512
-// and avx2 paths for Q4_0 and Q8_0 (avx2's Q8_0 in the nibble-split layout),
+// and avx2 paths for Q4_0 and Q8_0 (avx2's Q8_0 with signed quants),
 // and neon with ASIMDDP (added by extra_arm64_test.go).
 var packedAt = map[string][]ggml.Type{"avx512": {ggml.Q4_0, ggml.Q8_0}, "avx2": {ggml.Q4_0, ggml.Q8_0}}
 
@@ -270,9 +291,10 @@ func TestMatMulUsesPacked(t *testing.T) {
 // refPack is the packed layout written from its definition in gemm.go: for
 // block b, vector j, lane r: bytes 4j..4j+3 of row r's block as unsigned
 // quants (Q4_0: element e is the low nibble of qs[e] for e < 16, the high
-// nibble of qs[e-16] otherwise; Q8_0: the byte + 128; IQ4_NL: the codebook
-// value of Q4_0's nibble + 128), then the 16 scales.
-func refPack(t ggml.Type, n int, w []byte, ws int) []byte {
+// nibble of qs[e-16] otherwise; Q8_0: the byte + off, the routines' offset:
+// 128 for VPDPBUSD, 0 for AVX2's signed layout; IQ4_NL: the codebook value
+// of Q4_0's nibble + 128), then the 16 scales.
+func refPack(t ggml.Type, n int, w []byte, ws, off int) []byte {
 	bs := t.TypeSize()
 	out := make([]byte, n*gemmBlockB)
 	for b := 0; b < n; b++ {
@@ -291,7 +313,7 @@ func refPack(t ggml.Type, n int, w []byte, ws int) []byte {
 				case ggml.IQ4_NL: // neon's packed IQ4_NL (gemm_arm64.go)
 					q = byte(iq4Codebook[blk[2+e%16]>>(4*(e/16))&15] + 128)
 				default:
-					q = blk[2+e] + 128
+					q = blk[2+e] + byte(off)
 				}
 				o[(e/4)*64+r*4+e%4] = q
 			}
@@ -353,7 +375,7 @@ func TestGemmPackLayout(t *testing.T) {
 				if g.blockB == gemmQ8SplitBlockB {
 					want = refPackSplit(typ, n, w, ws)
 				} else {
-					want = refPack(typ, n, w, ws)
+					want = refPack(typ, n, w, ws, g.off)
 				}
 				got := make([]byte, n*g.blockB)
 				g.pack(n, w, ws, got)
@@ -368,15 +390,16 @@ func TestGemmPackLayout(t *testing.T) {
 	}
 }
 
-// The activation prep is -off·Σq and the f32 scale of each block, for
-// blocks of all -128, all +127 and random quants.
+// The activation prep is -off·Σq (off: the routines' offset, which
+// TestGemmPackLayout ties to the packed bytes) and the f32 scale of each
+// block, for blocks of all -128, all +127 and random quants.
 func TestGemmPrep(t *testing.T) {
 	r := rand.New(rand.NewPCG(109, 110))
 	for _, c := range []struct {
 		typ ggml.Type
-		off int32
-	}{{ggml.Q4_0, 8}, {ggml.Q8_0, 128}, {ggml.IQ4_NL, 128}} {
+	}{{ggml.Q4_0}, {ggml.Q8_0}, {ggml.IQ4_NL}} {
 		for _, k := range gemmPaths(c.typ) {
+			off := int32(k.gemmFor(c.typ).off)
 			const n, stride = 11, 24
 			a := gemmActs(r, c.typ, 2, n*32)[n*34:] // the raw row
 			for j := 2; j < 34; j++ {
@@ -392,8 +415,8 @@ func TestGemmPrep(t *testing.T) {
 				}
 				bias := int32(uint32(dst[b*stride]) | uint32(dst[b*stride+1])<<8 | uint32(dst[b*stride+2])<<16 | uint32(dst[b*stride+3])<<24)
 				sc := math.Float32frombits(uint32(dst[b*stride+4]) | uint32(dst[b*stride+5])<<8 | uint32(dst[b*stride+6])<<16 | uint32(dst[b*stride+7])<<24)
-				if bias != -c.off*s || math.Float32bits(sc) != math.Float32bits(getF16(a[b*34:])) {
-					t.Fatalf("%s %s block %d: prep (%d, %g), want (%d, %g)", k.Name, c.typ, b, bias, sc, -c.off*s, getF16(a[b*34:]))
+				if bias != -off*s || math.Float32bits(sc) != math.Float32bits(getF16(a[b*34:])) {
+					t.Fatalf("%s %s block %d: prep (%d, %g), want (%d, %g)", k.Name, c.typ, b, bias, sc, -off*s, getF16(a[b*34:]))
 				}
 			}
 		}
@@ -435,6 +458,56 @@ func TestGemmShortInputsPanic(t *testing.T) {
 					}()
 					c.f()
 				}()
+			}
+		}
+	}
+}
+
+// The packed kernels may rely on activation quants in [-127, 127] (the AVX2
+// Q8_0 kernel's sign(a, w) would wrap at -128): every path's Q8_0 encoder
+// keeps them there for every finite input whose block scale is nonzero in
+// fp16 (a block with scale 0 contributes 0 whatever its quants). Inputs:
+// random rows, blocks of one value, ties, and magnitudes from fp16's
+// subnormals to the largest f32.
+func TestQuantizeActQ8_0Range(t *testing.T) {
+	r := rand.New(rand.NewPCG(133, 134))
+	mags := []float64{math.MaxFloat32, 1e30, 65504, 1, 0.5, 1e-3, 0x1p-14, 0x1p-24 * 127, 0x1p-24 * 63.5, 1e-9, 1e-38, 1e-44}
+	var x []float32
+	for _, m := range mags {
+		for b := 0; b < 8; b++ {
+			for i := 0; i < 32; i++ {
+				v := m
+				switch b {
+				case 0: // one value, the block's extreme
+				case 1: // ties at every step of d
+					v = m * float64(i-16) / 127 * 1.5
+				case 2: // a single nonzero element
+					if i != 5 {
+						v = 0
+					}
+				default:
+					v = m * (2*r.Float64() - 1)
+				}
+				if b%2 == 1 && i%3 == 0 {
+					v = -v
+				}
+				x = append(x, float32(v))
+			}
+		}
+	}
+	dst := make([]byte, len(x)/32*34)
+	for _, k := range append(Available(), Scalar()) {
+		if err := k.QuantizeAct(ggml.Q8_0, x, dst); err != nil {
+			t.Fatal(err)
+		}
+		for b := 0; b < len(dst); b += 34 {
+			if getF16(dst[b:]) == 0 {
+				continue
+			}
+			for j := 2; j < 34; j++ {
+				if dst[b+j] == 0x80 {
+					t.Fatalf("%s: block %d (x[%d:]) has quant -128 at %d, scale %g", k.Name, b/34, b/34*32, j-2, getF16(dst[b:]))
+				}
 			}
 		}
 	}
