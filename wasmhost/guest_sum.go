@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "0ef4080aea1d710e6ac7c0c7f1be26a1db918ae6d3c4c0606e249d1281d6d26a"
+const guestSHA256 = "d1b44d3c1c25014442bfedc4abfd453e3fc1c678c7ecdc786506877bd93bf8ec"
