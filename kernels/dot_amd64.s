@@ -2376,6 +2376,11 @@ j80done:
 
 // Load the arguments of a four-weight-row routine: CX blocks, DI the
 // activation row, SI/R10/R11/R12 the weight rows, R9 the output.
+// The four-weight-row routines issue no software prefetches: MatVecRows
+// hands them one row from each quarter of a chunk (stride = a quarter), so
+// they read four long sequential streams that the hardware prefetchers
+// follow; prefetching the next group of rows, as they once did for four
+// adjacent rows, only fetched lines another quarter reads much later.
 #define ARGSR4 \
 	MOVQ nb+0(FP), CX; \
 	MOVQ w+8(FP), SI; \
@@ -2385,17 +2390,6 @@ j80done:
 	LEAQ (SI)(R8*1), R10; \
 	LEAQ (SI)(R8*2), R11; \
 	LEAQ (R10)(R8*2), R12
-
-// Prefetch the next group of four weight rows (w + 4*stride) at the same
-// position: four short interleaved streams train the hardware prefetcher
-// poorly (without this the routine lost to the one-row dot on cold
-// matrices), whereas MatVec's next group is almost always the next rows.
-// A prefetch past the matrix end cannot fault.
-#define PFN4(off) \
-	PREFETCHT0 off(SI)(R8*4); \
-	PREFETCHT0 off(R10)(R8*4); \
-	PREFETCHT0 off(R11)(R8*4); \
-	PREFETCHT0 off(R12)(R8*4)
 
 #define ADVW4(n) \
 	ADDQ $n, SI; \
@@ -2512,8 +2506,6 @@ TEXT ·dotRows4Q4_0Q8_0AVX512(SB), NOSPLIT, $0-40
 r40loop4:
 	CMPQ CX, $4
 	JLT r40loop2
-	PFN4(0)
-	PFN4(64)
 	Q4_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23)
 	Q4_0_PAIRR4(36, 68, Z18, Z20, Z22, Z24)
 	ADVW4(72)
@@ -2554,9 +2546,6 @@ TEXT ·dotRows4Q8_0Q8_0AVX512(SB), NOSPLIT, $0-40
 r80loop4:
 	CMPQ CX, $4
 	JLT r80loop2
-	PFN4(0)
-	PFN4(64)
-	PFN4(128)
 	Q8_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23)
 	Q8_0_PAIRR4(68, 68, Z18, Z20, Z22, Z24)
 	ADVW4(136)
@@ -2675,7 +2664,6 @@ TEXT ·dotRows4Q4_0Q8_0AVX2(SB), NOSPLIT, $0-40
 s40loop:
 	CMPQ CX, $2
 	JLT s40tail
-	PFN4(0)
 	Q4_0_BLKR4X(0, 0, Y8, Y9, Y10, Y11)
 	Q4_0_BLKR4X(18, 34, Y12, Y13, Y14, Y15)
 	ADVW4(36)
@@ -2698,8 +2686,6 @@ TEXT ·dotRows4Q8_0Q8_0AVX2(SB), NOSPLIT, $0-40
 s80loop:
 	CMPQ CX, $2
 	JLT s80tail
-	PFN4(0)
-	PFN4(64)
 	Q8_0_BLKR4X(0, 0, Y8, Y9, Y10, Y11)
 	Q8_0_BLKR4X(34, 34, Y12, Y13, Y14, Y15)
 	ADVW4(68)

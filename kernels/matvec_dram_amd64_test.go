@@ -5,6 +5,7 @@ package kernels
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"syscall"
 	"testing"
@@ -180,7 +181,14 @@ func threadCPU(b *testing.B) time.Duration {
 // otherwise (GOMAXPROCS); ring and matrices as BenchmarkArchMatVecDRAM.
 func BenchmarkArchRows4DRAM(b *testing.B) {
 	r := rand.New(rand.NewPCG(7, 8))
-	const rows, cols = 4096, 11008
+	rows, cols := 4096, 11008
+	// MEMVANTA_DRAM_SHAPE="ROWS COLS" measures another shape (row width
+	// decides how long the four-row routine's streams are).
+	if v := os.Getenv("MEMVANTA_DRAM_SHAPE"); v != "" {
+		if _, err := fmt.Sscan(v, &rows, &cols); err != nil || rows < 4 || cols < 256 || cols%256 != 0 {
+			b.Fatalf("MEMVANTA_DRAM_SHAPE=%q: want \"ROWS COLS\", COLS a multiple of 256", v)
+		}
+	}
 	k, err := ByName("avx2")
 	if err != nil {
 		b.Skip(err)
@@ -242,5 +250,63 @@ func BenchmarkArchRows4DRAM(b *testing.B) {
 			})
 		}
 		ms = nil
+	}
+}
+
+// BenchmarkArchTokenDRAM is one token's generation MatVecs at TinyLlama's
+// shape (22 layers of q, k, v, o, gate, up and down: 2048 wide, 256 KV
+// rows, 5632 FFN) in file order over one contiguous buffer, on the avx2
+// path for 1 and 2 threads, reported as weight GB/s of the fastest pass.
+// Short rows and small matrices are what separate a model's token from
+// BenchmarkArchRows4DRAM's one wide matrix: per-matrix dispatch, and four-
+// row streams that are only as long as a row.
+func BenchmarkArchTokenDRAM(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 10))
+	k, err := ByName("avx2")
+	if err != nil {
+		b.Skip(err)
+	}
+	type shape struct{ rows, cols int }
+	layer := []shape{{2048, 2048}, {256, 2048}, {256, 2048}, {2048, 2048}, {5632, 2048}, {5632, 2048}, {2048, 5632}}
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
+		var total int
+		var offs []int
+		var shapes []shape
+		for l := 0; l < 22; l++ {
+			for _, s := range layer {
+				ws, _ := RowSize(typ, s.cols)
+				offs = append(offs, total)
+				shapes = append(shapes, s)
+				total += s.rows * ws
+			}
+		}
+		// Every row of every matrix is a whole number of 2048-column rows
+		// (5632 = 2.75·2048 columns is 11 of them per 4 rows), so one valid
+		// 2048-column row pattern tiles the buffer block-aligned.
+		row := simdRow(b, r, typ, 2048, true)
+		w := make([]byte, total)
+		for i := 0; i+len(row) <= total; i += len(row) {
+			copy(w[i:], row)
+			w[i+len(row)/2] ^= byte(i >> 7)
+		}
+		a := simdRow(b, r, ActType(typ), 5632, false)
+		y := make([]float32, 5632)
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/t%d", typ, threads), func(b *testing.B) {
+				p := NewPool(threads)
+				defer p.Close()
+				best := time.Duration(1 << 62)
+				for b.Loop() {
+					t0 := time.Now()
+					for i, s := range shapes {
+						ws, _ := RowSize(typ, s.cols)
+						as, _ := RowSize(ActType(typ), s.cols)
+						k.MatVec(p, typ, s.rows, s.cols, w[offs[i]:offs[i]+s.rows*ws], a[:as], y[:s.rows])
+					}
+					best = min(best, time.Since(t0))
+				}
+				b.ReportMetric(float64(total)/float64(best.Nanoseconds()), "GB/s")
+			})
+		}
 	}
 }

@@ -73,6 +73,62 @@ func TestMatVecRows4Exact(t *testing.T) {
 	}
 }
 
+// MatVecRows quarters pieces of up to rows4Piece rows for the four-row
+// routine and transposes the results into place: every y[r] of [lo, hi)
+// must equal the row's own dot exactly, for ranges of one, several and
+// partial pieces and tails of 1–3 rows, and nothing outside [lo, hi) is
+// written.
+func TestMatVecRowsQuarters(t *testing.T) {
+	r := rand.New(rand.NewPCG(201, 202))
+	tested := 0
+	for _, k := range fourRowPaths() {
+		for _, typ := range Executable() {
+			rows4 := k.DotRows4(typ)
+			if rows4 == nil {
+				continue
+			}
+			tested++
+			dot := k.Dot(typ)
+			cols := typ.BlockSize()
+			if cols < 64 {
+				cols *= 2
+			}
+			ws, _ := RowSize(typ, cols)
+			a := encodeAct(typ, randActivations(r, cols))
+			const total = 2*rows4Piece + 40
+			var w []byte
+			for i := 0; i < total; i++ {
+				w = append(w, randWeights(r, typ, cols)...)
+			}
+			want := make([]float32, total)
+			for row := range want {
+				want[row] = dot(cols, w[row*ws:(row+1)*ws], a)
+			}
+			for _, rg := range [][2]int{{0, 1}, {3, 7}, {5, 9}, {2, 65}, {0, rows4Piece}, {1, rows4Piece + 4},
+				{7, rows4Piece + 10}, {0, total}, {11, total - 2}} {
+				lo, hi := rg[0], rg[1]
+				y := make([]float32, total)
+				for i := range y {
+					y[i] = -1e30
+				}
+				MatVecRows(dot, rows4, cols, ws, w, a, y, lo, hi)
+				for row, got := range y {
+					exp := want[row]
+					if row < lo || row >= hi {
+						exp = -1e30
+					}
+					if math.Float32bits(got) != math.Float32bits(exp) {
+						t.Fatalf("%s %s rows [%d,%d): y[%d] = %g, want %g", k.Name, typ, lo, hi, row, got, exp)
+					}
+				}
+			}
+		}
+	}
+	if tested == 0 {
+		t.Skip("no dispatch path on this CPU has a four-weight-row routine")
+	}
+}
+
 // BenchmarkMatVecRows4 is generation's FFN shape: MatVec 4096×11008 through
 // the four-weight-row routines ("rows4") against one dot per weight row
 // ("rows1"), same path, 2 threads. Bytes are weight bytes.

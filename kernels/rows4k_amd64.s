@@ -16,6 +16,11 @@
 
 // ARGSR4K: CX = blocks, SI/R10/R11/R12 = weight rows 0..3, DI = activations,
 // R8 = stride, R9 = y.
+// The four-weight-row routines issue no software prefetches: MatVecRows
+// hands them one row from each quarter of a chunk (stride = a quarter), so
+// they read four long sequential streams that the hardware prefetchers
+// follow; prefetching the next group of rows, as they once did for four
+// adjacent rows, only fetched lines another quarter reads much later.
 #define ARGSR4K \
 	MOVQ nb+0(FP), CX; \
 	MOVQ w+8(FP), SI; \
@@ -25,15 +30,6 @@
 	LEAQ (SI)(R8*1), R10; \
 	LEAQ (SI)(R8*2), R11; \
 	LEAQ (R10)(R8*2), R12
-
-// Prefetch the next group of four weight rows at the same position (see
-// PFN4 in dot_amd64.s: four interleaved streams train the hardware
-// prefetcher poorly). A prefetch past the matrix end cannot fault.
-#define PFK4(off) \
-	PREFETCHT0 off(SI)(R8*4); \
-	PREFETCHT0 off(R10)(R8*4); \
-	PREFETCHT0 off(R11)(R8*4); \
-	PREFETCHT0 off(R12)(R8*4)
 
 #define ADVK4(n) \
 	ADDQ $n, SI; \
@@ -206,9 +202,6 @@ TEXT ·dotRows4Q4_KQ8_KAVX2(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JZ r4q4kdone
 r4q4kloop:
-	PFK4(0)
-	PFK4(64)
-	PFK4(128)
 	K4DEC(SI, Y11)
 	K4DEC(R10, Y12)
 	K4DEC(R11, Y13)
@@ -341,10 +334,6 @@ TEXT ·dotRows4Q6_KQ8_KAVX2(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JZ r4q6kdone
 r4q6kloop:
-	PFK4(0)
-	PFK4(64)
-	PFK4(128)
-	PFK4(192)
 	Q6KR4_INIT(SI, Y4)
 	Q6KR4_INIT(R10, Y5)
 	Q6KR4_INIT(R11, Y6)
@@ -413,9 +402,6 @@ TEXT ·dotRows4Q5_KQ8_KAVX2(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JZ r4q5kdone
 r4q5kloop:
-	PFK4(0)
-	PFK4(64)
-	PFK4(128)
 	K4DEC(SI, Y11)
 	K4DEC(R10, Y12)
 	K4DEC(R11, Y13)
@@ -537,9 +523,6 @@ TEXT ·dotRows4IQ4_XSQ8_KAVX2(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JZ r4iq4xsdone
 r4iq4xsloop:
-	PFK4(0)
-	PFK4(64)
-	PFK4(128)
 	IQ4XSR4_SCALES(SI, Y9)
 	IQ4XSR4_SCALES(R10, Y10)
 	IQ4XSR4_SCALES(R11, Y11)
@@ -656,7 +639,6 @@ TEXT ·dotRows4IQ4_NLQ8_0AVX2(SB), NOSPLIT, $0-40
 r4iqnlloop:
 	CMPQ CX, $2
 	JLT r4iqnltail
-	PFK4(0)
 	IQNLR4_BLK(0, 0, Y8, Y9, Y10, Y11)
 	IQNLR4_BLK(18, 34, Y12, Y13, Y14, Y15)
 	ADVK4(36)
@@ -732,8 +714,6 @@ TEXT ·dotRows4Q2_KQ8_KAVX2(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JZ r4q2kdone
 r4q2kloop:
-	PFK4(0)
-	PFK4(64)
 	Q2KR4_ROW(SI, Y4, Y11)
 	Q2KR4_ROW(R10, Y5, Y12)
 	Q2KR4_ROW(R11, Y6, Y13)
@@ -834,8 +814,6 @@ TEXT ·dotRows4Q3_KQ8_KAVX2(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JZ r4q3kdone
 r4q3kloop:
-	PFK4(0)
-	PFK4(64)
 	Q3KR4_ROW(SI, Y4)
 	Q3KR4_ROW(R10, Y5)
 	Q3KR4_ROW(R11, Y6)

@@ -11,8 +11,8 @@ import (
 // (q/k/v; gate/up) into one dispatch, and for gate/up also applies SwiGLU
 // and encodes the down projection's input inside the same chunks, so the
 // serial work between dispatches shrinks too. Each output row is the same
-// kernel call MatVec makes (four-row routine for whole groups of four, the
-// one-row routine otherwise; bit-identical either way per the kernels
+// kernel call MatVec makes (kernels.MatVecRows: the four-row routine over
+// the chunk's quarters, the one-row routine for the rest; bit-identical either way per the kernels
 // contract), so results do not depend on the fusion.
 //
 // The matrices of one dispatch need not share a type (llama.cpp's mixes
@@ -55,15 +55,7 @@ type fusedMV struct {
 }
 
 func (f *fusedMV) rows(fm *fusedMat, lo, hi int) {
-	r := lo
-	if fm.rows4 != nil {
-		for ; r+4 <= hi; r += 4 {
-			fm.rows4(fm.cols, fm.w[r*fm.ws:(r+4)*fm.ws], fm.a, fm.ws, (*[4]float32)(fm.y[r:r+4]))
-		}
-	}
-	for ; r < hi; r++ {
-		fm.y[r] = fm.dot(fm.cols, fm.w[r*fm.ws:(r+1)*fm.ws], fm.a)
-	}
+	kernels.MatVecRows(fm.dot, fm.rows4, fm.cols, fm.ws, fm.w, fm.a, fm.y, lo, hi)
 }
 
 func (f *fusedMV) work(lo, hi int) {
