@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "d1b44d3c1c25014442bfedc4abfd453e3fc1c678c7ecdc786506877bd93bf8ec"
+const guestSHA256 = "027ff2a62a06162892d5f903c4fc1cbace04bcb4bb346ba1e3aed436f7b0efde"
