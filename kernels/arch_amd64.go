@@ -32,9 +32,10 @@ func archImpls(scalar *Impl) []*Impl {
 // it too with the quants kept signed (its kernel multiplies |w| by
 // sign(a, w): gemmKernelQ8PFAVX2); IQ4_NL (its codebook values + 128) in
 // the nibble-split form (gemmq8.go: a whole byte would saturate
-// VPMADDUBSW); the K-quants and IQ4_XS in
-// their own (gemmk.go; Q3_K packs into Q6_K's and runs its kernel, Q2_K
-// into Q6_K's plus dmin: gemmk3.go). The encoders: Q8_0 activations (bit-exact with
+// VPMADDUBSW); the K-quants in their own (gemmk.go; Q3_K packs into
+// Q6_K's and runs its kernel, Q2_K into Q6_K's plus dmin: gemmk3.go);
+// IQ4_XS as int16 scale·value for VPMADDWD (gemmiq4xs_amd64.go). The
+// encoders: Q8_0 activations (bit-exact with
 // quantQ8_0 for finite inputs) and F16 for activations and Quantize (the
 // KV cache), bit-exact with F32ToF16.
 var avx2Rows = []archRow{
@@ -58,7 +59,7 @@ var avx2Rows = []archRow{
 	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2, rows4: dotRows4IQ4_NLQ8_0AVX2,
 		gemm: gemmSplit(128, gemmPackIQ4_NLSplitAVX2, gemmKernelQ8SplitAVX2)},
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2, rows4: dotRows4IQ4_XSQ8_KAVX2,
-		gemm: gemmK(gemmIQ4XSBlockB, gemmIQ4XSKB, packIQ4XS, gemmKernelIQ4XSAVX2, gemmIQ4XSMinBatch)},
+		gemm: newGemmIQ4XS16},
 	{t: ggml.F32, dot: dotF32AVX2},
 	{t: ggml.F16, dot: dotF16AVX2, quant: f16RowSIMD, quantAct: f16RowSIMD},
 	{t: ggml.BF16, dot: dotBF16AVX2},

@@ -56,8 +56,9 @@ const (
 //     of a, the int32 -off·Σq and the f32 scale to dst[i·stride:].
 //   - kernel(n, pw, a, as, prep, ps, y, ys, ntok, nr, first) adds, for each
 //     token t < ntok, the n packed blocks pw against activation row
-//     a[t·as:] (prep entries prep[t·8 + i·ps:]) into y[t·ys + r], r < nr,
-//     in block order, starting from zero if first.
+//     a[t·as:] (prep entries prep[t·prepB + i·ps:], or prep[t·ps + i·prepB:]
+//     with prepByToken) into y[t·ys + r], r < nr, in block order, starting
+//     from zero if first.
 //
 // Activation quants are QuantizeAct's, in [-127, 127] for every block with
 // a nonzero scale (TestQuantizeActQ8_0Range): the AVX2 Q8_0 kernel's
@@ -83,6 +84,11 @@ type gemmRoutines struct {
 	// layouts (Q4_0: 8, Q8_0: 128 for VPDPBUSD; 0 for the AVX2 Q8_0
 	// kernel, which keeps them signed): the prep's integer is -off·Σa.
 	off int
+	// prepByToken lays the prep out token by token (each token's blocks
+	// adjacent) instead of block by block, and the kernel's ps is then the
+	// stride between tokens: for a prep of hundreds of bytes per block, which
+	// the kernel streams through a whole K-range for each token.
+	prepByToken bool
 }
 
 // gemmBuffers is the packed MatMul's scratch, reused across calls on one
@@ -130,19 +136,26 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 		return
 	}
 	bufs := p.gemmBuffers()
-	ps := nb * g.prepB
+	// Token b's prep of block i is at b·ts + i·bs: block-major (a block's
+	// tokens adjacent, ps = bs the kernel's stride between blocks) or, for
+	// prepByToken, token-major (ps = ts, the stride between tokens).
+	ts, bsp, ps := g.prepB, nb*g.prepB, nb*g.prepB
+	if g.prepByToken {
+		ts, bsp = nblocks*g.prepB, g.prepB
+		ps = ts
+	}
 	var prep []byte // none when the activation blocks carry all the kernel needs
-	if ps > 0 {
+	if g.prepB > 0 {
 		pb, _ := bufs.prep.Get().(*[]byte)
-		if pb == nil || cap(*pb) < nblocks*ps {
-			b := make([]byte, nblocks*ps)
+		if pb == nil || cap(*pb) < nb*nblocks*g.prepB {
+			b := make([]byte, nb*nblocks*g.prepB)
 			pb = &b
 		}
 		defer bufs.prep.Put(pb)
-		prep = (*pb)[:nblocks*ps]
+		prep = (*pb)[:nb*nblocks*g.prepB]
 		p.Run(nb, max(1, 4096/nblocks), func(lo, hi int) {
 			for b := lo; b < hi; b++ {
-				g.prep(nblocks, a[b*as:(b+1)*as], prep[b*g.prepB:], ps)
+				g.prep(nblocks, a[b*as:(b+1)*as], prep[b*ts:], bsp)
 			}
 		})
 	}
@@ -203,9 +216,9 @@ func matMulPacked(p *Pool, g *gemmRoutines, t ggml.Type, rows, cols int, w, a []
 				if g.kernelPF != nil && n == nblocks && ahead && next < ntiles {
 					n0 := next * gemmTileRows
 					src := w[n0*ws : min(len(w), min(rows, n0+gemmTileRows)*ws)]
-					g.kernelPF(n, s.pw, a[k0*abs:], as, prep[k0*ps:], ps, y[r0:], rows, nb, nr, k0 == 0, src)
+					g.kernelPF(n, s.pw, a[k0*abs:], as, prep[k0*bsp:], ps, y[r0:], rows, nb, nr, k0 == 0, src)
 				} else {
-					g.kernel(n, s.pw, a[k0*abs:], as, prep[k0*ps:], ps, y[r0:], rows, nb, nr, k0 == 0)
+					g.kernel(n, s.pw, a[k0*abs:], as, prep[k0*bsp:], ps, y[r0:], rows, nb, nr, k0 == 0)
 				}
 			}
 			if !ahead {

@@ -20,15 +20,16 @@ type (
 // dots; BenchmarkGemmAlt (one thread, smallest process CPU time of
 // alternating calls, 2048×2048, a machine at load 30) put packed/dots at:
 // Q4_K 0.56× at batch 8, 1.26× at 16, 1.64× at 32, 3.1× at 128; Q6_K 0.76×
-// at 8, 1.35× at 16 (wall time); IQ4_XS 0.79× at 16, 1.01× at 32, 1.65× at
-// 128 (its kernel looks values up and sums two nibble planes).
+// at 8, 1.35× at 16 (wall time). IQ4_XS's int16 kernel (gemmiq4xs_amd64.go)
+// over its one-row dot: 0.80× at batch 2, 1.33× at 4, 1.95× at 8, 3.0× at
+// 32 (2048×2048; the index layout it replaced: 0.79× at 16, 1.01× at 32).
 const (
 	gemmQ4KMinBatch   = 16
 	gemmQ5KMinBatch   = 16
 	gemmQ6KMinBatch   = 16
 	gemmQ3KMinBatch   = 16
 	gemmQ2KMinBatch   = 16
-	gemmIQ4XSMinBatch = 32
+	gemmIQ4XSMinBatch = 4
 )
 
 // gemm32 is an archRow's packed MatMul in gemm.go's 32-element layout

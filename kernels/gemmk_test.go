@@ -82,7 +82,7 @@ func gemmKWeights(r *rand.Rand, t ggml.Type, rows, cols int) []byte {
 // TestMatMulPackedK checks every packed K-quant MatMul output against the
 // exact float64 dot and the scalar Dot within the bounds above, for row
 // counts around the 16-row tile, widths of 1 to 22 super-blocks, batches
-// around the two-token step, 1 and 2 threads, and K-ranges of the type's kb
+// around the kernels' token steps, 1 and 2 threads, and K-ranges of the type's kb
 // as well as 3 and 1 super-blocks (outputs continued through y). y starts
 // as NaN with a NaN guard after it.
 func TestMatMulPackedK(t *testing.T) {
@@ -92,8 +92,10 @@ func TestMatMulPackedK(t *testing.T) {
 	if gemmRace {
 		colsList = colsList[:3]
 	}
-	nbList := []int{1, 2, 3, 4, 5, 9}
-	const maxRows, maxNB = 33, 9
+	// Batches around the kernels' token steps (two at a time for the
+	// K-quants; six, four, two, one for IQ4_XS on AVX2).
+	nbList := []int{1, 2, 3, 4, 5, 6, 7, 9, 10, 13}
+	const maxRows, maxNB = 33, 13
 	pools := map[int]*Pool{1: NewPool(1), 2: NewPool(2)}
 	defer pools[1].Close()
 	defer pools[2].Close()
