@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "027ff2a62a06162892d5f903c4fc1cbace04bcb4bb346ba1e3aed436f7b0efde"
+const guestSHA256 = "b0a2f1a567ae327450f23ebd0d531cbd80ef1b183858dd43b09dce6fba684856"
