@@ -36,7 +36,8 @@ func archImpls(scalar *Impl) []*Impl {
 // Q6_K's and runs its kernel, Q2_K into Q6_K's plus dmin: gemmk3.go);
 // IQ4_XS as int16 scale·value for VPMADDWD (gemmiq4xs_amd64.go). The
 // encoders: Q8_0 activations (bit-exact with
-// quantQ8_0 for finite inputs) and F16 for activations and Quantize (the
+// quantQ8_0 for finite inputs), Q8_K activations (bit-exact with quantQ8_K)
+// and F16 for activations and Quantize (the
 // KV cache), bit-exact with F32ToF16.
 var avx2Rows = []archRow{
 	{t: ggml.Q4_0, dot: dotQ4_0Q8_0AVX2, dot4: dot4Q4_0Q8_0AVX2, rows4: dotRows4Q4_0Q8_0AVX2,
@@ -60,6 +61,7 @@ var avx2Rows = []archRow{
 		gemm: gemmSplit(128, gemmPackIQ4_NLSplitAVX2, gemmKernelQ8SplitAVX2)},
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2, rows4: dotRows4IQ4_XSQ8_KAVX2,
 		gemm: newGemmIQ4XS16},
+	{t: ggml.Q8_K, quantAct: quantQ8_KSIMD},
 	{t: ggml.F32, dot: dotF32AVX2},
 	{t: ggml.F16, dot: dotF16AVX2, quant: f16RowSIMD, quantAct: f16RowSIMD},
 	{t: ggml.BF16, dot: dotBF16AVX2},

@@ -410,6 +410,80 @@ func TestQuantizeActSIMD(t *testing.T) {
 	}
 }
 
+// TestQuantizeActQ8KSIMD: every path's Q8_K activation encoder is
+// bit-identical to quantQ8_K, on blocks of zeros, of exact .5 ties after
+// scaling (amax 127 gives iscale −1), with +amax and −amax both present
+// (the first decides the sign), with NaNs and infinities among the values,
+// with a subnormal amax (iscale overflows to −Inf), tiny, huge and ordinary
+// values, and raw bit patterns of any class.
+func TestQuantizeActQ8KSIMD(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	row := func(nb int) []float32 {
+		x := make([]float32, 256*nb)
+		for b := 0; b < nb; b++ {
+			xb := x[256*b : 256*b+256]
+			for i := range xb {
+				xb[i] = float32(r.NormFloat64() * 3)
+			}
+			switch b % 9 {
+			case 0:
+				clear(xb)
+			case 1:
+				for i := range xb {
+					xb[i] = float32(r.IntN(254)-127) + 0.5
+				}
+				xb[r.IntN(256)] = -127
+			case 2:
+				xb[r.IntN(256)], xb[r.IntN(256)] = 50, -50
+				if r.IntN(2) == 0 {
+					xb[r.IntN(256)] = -50
+				}
+			case 3:
+				xb[r.IntN(256)] = float32(math.NaN())
+				xb[r.IntN(256)] = float32(math.Inf(2*r.IntN(2) - 1))
+			case 4:
+				clear(xb)
+				xb[r.IntN(256)] = math.Float32frombits(uint32(1 + r.IntN(100)))
+				xb[r.IntN(256)] = -math.Float32frombits(uint32(1 + r.IntN(50)))
+			case 5:
+				for i := range xb {
+					xb[i] = float32(r.NormFloat64() * 1e-37)
+				}
+			case 6:
+				for i := range xb {
+					xb[i] = float32(r.NormFloat64() * 1e37)
+				}
+			case 7:
+				for i := range xb {
+					xb[i] = math.Float32frombits(r.Uint32())
+				}
+			case 8:
+				for i := range xb {
+					xb[i] = float32(math.NaN())
+				}
+				xb[r.IntN(256)] = float32(r.NormFloat64())
+			}
+		}
+		return x
+	}
+	for _, k := range Available() {
+		for _, nb := range []int{0, 1, 2, 9, 27, 64} {
+			x := row(nb)
+			want := make([]byte, 292*nb)
+			got := make([]byte, 292*nb)
+			if err := QuantizeAct(ggml.Q8_K, x, want); err != nil {
+				t.Fatal(err)
+			}
+			if err := k.QuantizeAct(ggml.Q4_K, x, got); err != nil {
+				t.Fatal(err)
+			}
+			if i := firstDiff(got, want); i >= 0 {
+				t.Fatalf("%s Q8_K act, %d blocks: byte %d (block %d, offset %d) = %#x, reference %#x", k.Name, nb, i, i/292, i%292, got[i], want[i])
+			}
+		}
+	}
+}
+
 func firstDiff(a, b []byte) int {
 	for i := range a {
 		if a[i] != b[i] {
