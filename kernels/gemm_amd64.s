@@ -2048,7 +2048,8 @@ q5kdone:
 	RET
 
 // ---- AVX2 IQ4_XS against Q8_K, the index layout of gemmk.go (5696 bytes
-// per super-block). The indices are looked up (VPSHUFB of the packed vector
+// per super-block). The avx2 path now takes the int16 kernel of
+// gemmiq4xs_amd64.s; this one stays as BenchmarkGemmIQ4XSAlt's baseline. The indices are looked up (VPSHUFB of the packed vector
 // as the control) in the high- and low-nibble tables of value+128, and each
 // virtual sub-block then goes through VPMADDUBSW as Q4_K's (int16 ≤ 30720),
 // VPMADDWD with its (16·sc) or (sc) pairs, and the −128·Σ sc·Σa offset
