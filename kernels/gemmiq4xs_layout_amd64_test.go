@@ -71,3 +71,43 @@ func TestGemmPackIQ4XS16Layout(t *testing.T) {
 		}
 	}
 }
+
+// The int16 IQ4_XS routines refuse (panic on) every input too short for
+// what the assembly would touch, one at a time from a valid call (which
+// must not panic): the kernel reads the activations only through the
+// token-major prep, so its bounds are the prep's.
+func TestGemmIQ4XS16ShortInputsPanic(t *testing.T) {
+	g := newGemmIQ4XS16(ggml.IQ4_XS)
+	const n, ntok = 2, 3
+	pb, qb, abs := gemmIQ4XS16BlockB, gemmIQ4XS16PrepB, 292
+	ps := n * qb
+	kernel := func(pw, prep []byte, ps int, y []float32, ys, nr int) func() {
+		return func() { g.kernel(n, pw, nil, 0, prep, ps, y, ys, ntok, nr, true) }
+	}
+	for _, c := range []struct {
+		name  string
+		f     func()
+		valid bool
+	}{
+		{"valid kernel", kernel(make([]byte, n*pb), make([]byte, ntok*ps), ps, make([]float32, ntok*16), 16, 16), true},
+		{"valid prep", func() { g.prep(n, make([]byte, n*abs), make([]byte, ps), qb) }, true},
+		{"kernel short pw", kernel(make([]byte, n*pb-1), make([]byte, ntok*ps), ps, make([]float32, ntok*16), 16, 16), false},
+		{"kernel short prep", kernel(make([]byte, n*pb), make([]byte, ntok*ps-1), ps, make([]float32, ntok*16), 16, 16), false},
+		{"kernel prep stride", kernel(make([]byte, n*pb), make([]byte, ntok*ps), ps-1, make([]float32, ntok*16), 16, 16), false},
+		{"kernel short y", kernel(make([]byte, n*pb), make([]byte, ntok*ps), ps, make([]float32, ntok*16-1), 16, 16), false},
+		{"kernel y stride", kernel(make([]byte, n*pb), make([]byte, ntok*ps), ps, make([]float32, ntok*16), 15, 16), false},
+		{"kernel 17 rows", kernel(make([]byte, n*pb), make([]byte, ntok*ps), ps, make([]float32, ntok*32), 32, 17), false},
+		{"prep short a", func() { g.prep(n, make([]byte, n*abs-1), make([]byte, ps), qb) }, false},
+		{"prep short dst", func() { g.prep(n, make([]byte, n*abs), make([]byte, ps-1), qb) }, false},
+		{"prep stride", func() { g.prep(n, make([]byte, n*abs), make([]byte, ps), qb-1) }, false},
+	} {
+		func() {
+			defer func() {
+				if p := recover(); (p == nil) != c.valid {
+					t.Errorf("%s: panic %v", c.name, p)
+				}
+			}()
+			c.f()
+		}()
+	}
+}
