@@ -490,7 +490,11 @@ func (e *Engine) emitNext(s *slot) {
 		e.finish(s, "stop", nil)
 		return
 	}
-	s.held += s.dec.Add(tok)
+	if slices.Contains(r.Keep, tok) {
+		s.held += s.dec.Flush() + string(e.tok.PieceSpecial(tok))
+	} else {
+		s.held += s.dec.Add(tok)
+	}
 	s.j.h.push(Event{Tokens: []int32{tok}})
 	if e.emitHeld(s) {
 		e.finish(s, "stop", nil)

@@ -33,6 +33,10 @@ type Request struct {
 	FrequencyPenalty, PresencePenalty float32
 	LogitBias                         map[int32]float32 // added to the logits: [-100, 100] (OpenAI's range), or -inf to ban
 	IgnoreEOS                         bool
+	// Keep lists control tokens whose text the reply keeps (they are
+	// otherwise dropped from text): the markers a tool-call parser reads,
+	// such as Mistral's [TOOL_CALLS] (llama.cpp's preserved_tokens).
+	Keep []int32
 }
 
 // Validate checks the request against a vocabulary of nVocab tokens.

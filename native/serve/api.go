@@ -72,8 +72,9 @@ type completionRequest struct {
 
 type chatRequest struct {
 	samplingFields
-	Messages json.RawMessage `json:"messages"`
-	Tools    json.RawMessage `json:"tools"`
+	Messages   json.RawMessage `json:"messages"`
+	Tools      json.RawMessage `json:"tools"`
+	ToolChoice json.RawMessage `json:"tool_choice"`
 }
 
 // decodeBody reads a JSON object, mapping a too-large body and malformed

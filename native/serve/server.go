@@ -258,7 +258,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, b *Backend)
 		return
 	}
 	er.Prompt = prompt
-	s.generate(w, r, b, er, &req.samplingFields, false)
+	s.generate(w, r, b, er, &req.samplingFields, false, chat.ToolNone)
 }
 
 // parsePrompt accepts a string, a one-element array of strings, or an array
@@ -312,7 +312,13 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Back
 		return
 	}
 	er.Prompt = ids
-	s.generate(w, r, b, er, &req.samplingFields, true)
+	format, e := toolFormat(b, req.Tools, req.ToolChoice)
+	if e != nil {
+		s.reject(w, e)
+		return
+	}
+	er.Keep = keepTokens(b.Tokenizer, format.Markers())
+	s.generate(w, r, b, er, &req.samplingFields, true, format)
 }
 
 func (s *Server) render(b *Backend, msgsRaw, tools json.RawMessage) (string, *apiError) {
@@ -363,14 +369,21 @@ func usageOf(u engine.Usage) *usageJSON {
 	return j
 }
 
-// generate submits er and writes the response in either format.
-func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er engine.Request, f *samplingFields, isChat bool) {
+// generate submits er and writes the response in either format. With a
+// tool format, text from a call's opening on is held back and returned as
+// tool_calls when it parses (as content when it does not), and generation
+// ends at the close of a call the format allows nothing after.
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er engine.Request, f *samplingFields, isChat bool, tf chat.ToolFormat) {
 	s.wg.Add(1)
 	defer s.wg.Done()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
+	// genCtx is the generation's own: cancelling it ends generation at the
+	// end of a tool call while the response is still written.
+	genCtx, endGen := context.WithCancel(ctx)
+	defer endGen()
 	start := time.Now()
-	h, err := b.Engine.Submit(ctx, er)
+	h, err := b.Engine.Submit(genCtx, er)
 	switch {
 	case errors.Is(err, engine.ErrQueueFull):
 		w.Header().Set("Retry-After", "1")
@@ -383,26 +396,82 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er
 		s.reject(w, invalid("", "%v", err))
 		return
 	}
+	var ts *chat.ToolStream
+	if tf != chat.ToolNone {
+		ts = chat.NewToolStream(tf)
+	}
+	ended := false // generation was ended at the close of a tool call
+	// next returns the next event with the content it carries (tool-call
+	// text held back), or the error that ended the request.
+	next := func() (engine.Event, string, error) {
+		ev, err := h.Next(ctx)
+		if err == nil && ev.Done && ev.Err != nil {
+			if ended && errors.Is(ev.Err, context.Canceled) && ctx.Err() == nil {
+				ev.Err, ev.Finish = nil, "stop"
+			} else {
+				err = ev.Err
+			}
+		}
+		if err != nil || ended {
+			return ev, "", err
+		}
+		if ts == nil {
+			return ev, ev.Text, nil
+		}
+		text := ts.Push(ev.Text)
+		if !ev.Done && ts.Complete() {
+			ended = true
+			endGen()
+		}
+		return ev, text, nil
+	}
+	// finish is the rest of the content, the calls and the finish reason.
+	finish := func(ev engine.Event) (string, []chat.ToolCall, string) {
+		if ts == nil {
+			return "", nil, ev.Finish
+		}
+		rest, calls := ts.Finish()
+		if len(calls) > 0 {
+			return rest, calls, "tool_calls"
+		}
+		return rest, nil, ev.Finish
+	}
 	id, created := newID("cmpl-"), time.Now().Unix()
 	object := "text_completion"
 	if isChat {
 		id, object = newID("chatcmpl-"), "chat.completion"
 	}
 	if !f.Stream {
-		text, ev, err := h.Collect(ctx)
+		var text strings.Builder
+		var ev engine.Event
+		for {
+			var t string
+			ev, t, err = next()
+			if err != nil {
+				s.observe(ev, start)
+				writeError(w, genError(err))
+				return
+			}
+			text.WriteString(t)
+			if ev.Done {
+				break
+			}
+		}
 		s.observe(ev, start)
-		if err == nil {
-			err = ev.Err
-		}
-		if err != nil {
-			writeError(w, genError(err))
-			return
-		}
-		choice := map[string]any{"index": 0, "finish_reason": ev.Finish, "logprobs": nil}
+		rest, calls, reason := finish(ev)
+		text.WriteString(rest)
+		choice := map[string]any{"index": 0, "finish_reason": reason, "logprobs": nil}
 		if isChat {
-			choice["message"] = map[string]any{"role": "assistant", "content": text}
+			msg := map[string]any{"role": "assistant", "content": text.String()}
+			if len(calls) > 0 {
+				if text.Len() == 0 {
+					msg["content"] = nil
+				}
+				msg["tool_calls"] = toolCallsJSON(calls)
+			}
+			choice["message"] = msg
 		} else {
-			choice["text"] = text
+			choice["text"] = text.String()
 		}
 		writeJSON(w, 200, map[string]any{"id": id, "object": object, "created": created, "model": s.cfg.ModelID,
 			"choices": []any{choice}, "usage": usageOf(ev.Usage)})
@@ -426,10 +495,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er
 		sse.send(chunk(map[string]any{"role": "assistant", "content": ""}, "", nil))
 	}
 	for {
-		ev, err := h.Next(ctx)
-		if err == nil && ev.Done && ev.Err != nil {
-			err = ev.Err
-		}
+		ev, text, err := next()
 		if err != nil {
 			s.observe(ev, start)
 			// Never end a stream as if it were complete: say why it stopped.
@@ -437,12 +503,19 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er
 			sse.send(map[string]any{"error": ae})
 			return
 		}
-		if ev.Text != "" {
-			sse.send(chunk(map[string]any{"content": ev.Text}, ev.Text, nil))
+		if text != "" {
+			sse.send(chunk(map[string]any{"content": text}, text, nil))
 		}
 		if ev.Done {
 			s.observe(ev, start)
-			sse.send(chunk(map[string]any{}, "", ev.Finish))
+			rest, calls, reason := finish(ev)
+			if rest != "" {
+				sse.send(chunk(map[string]any{"content": rest}, rest, nil))
+			}
+			for _, d := range toolCallDeltas(calls) {
+				sse.send(chunk(d, "", nil))
+			}
+			sse.send(chunk(map[string]any{}, "", reason))
 			if f.StreamOptions != nil && f.StreamOptions.IncludeUsage {
 				sse.send(map[string]any{"id": id, "object": chunkObj, "created": created, "model": s.cfg.ModelID,
 					"choices": []any{}, "usage": usageOf(ev.Usage)})

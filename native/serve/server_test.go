@@ -19,6 +19,7 @@ import (
 
 	"github.com/memvanta/memvanta/core/chat"
 	"github.com/memvanta/memvanta/core/engine"
+	"github.com/memvanta/memvanta/core/tokenizer"
 	"github.com/memvanta/memvanta/internal/testmodel"
 )
 
@@ -28,6 +29,7 @@ type fixture struct {
 	url    string
 	srv    *Server
 	eng    *engine.Engine
+	tok    *tokenizer.Tokenizer
 	client openai.Client
 }
 
@@ -63,7 +65,7 @@ func newFixture(t *testing.T, cfg Config, opt engine.Options, wrap ...func(engin
 	} else {
 		opts = append(opts, option.WithAPIKey("unused"))
 	}
-	return &fixture{url: hs.URL, srv: s, eng: eng, client: openai.NewClient(opts...)}
+	return &fixture{url: hs.URL, srv: s, eng: eng, tok: tok, client: openai.NewClient(opts...)}
 }
 
 func greedyCompletion(prompt string, n int64) openai.CompletionNewParams {

@@ -1,0 +1,104 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/memvanta/memvanta/core/chat"
+	"github.com/memvanta/memvanta/core/tokenizer"
+)
+
+// Tool calls in replies: which format to parse (from the chat template),
+// and the OpenAI shapes they are returned in.
+
+// toolFormat is the format to parse replies in: the template's, when the
+// request has tools and tool_choice does not forbid calls. tool_choice is
+// checked for OpenAI's forms; "required" and a named function are accepted
+// but not enforced (generation is not constrained by a grammar).
+func toolFormat(b *Backend, tools, choice json.RawMessage) (chat.ToolFormat, *apiError) {
+	choice = bytes.TrimSpace(choice)
+	none := false
+	if len(choice) > 0 && string(choice) != "null" {
+		var name string
+		if err := json.Unmarshal(choice, &name); err == nil {
+			switch name {
+			case "none":
+				none = true
+			case "auto", "required":
+			default:
+				return chat.ToolNone, invalid("tool_choice", `tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": ...}}, got %q`, name)
+			}
+		} else {
+			var obj struct {
+				Type     string `json:"type"`
+				Function struct {
+					Name string `json:"name"`
+				} `json:"function"`
+			}
+			if err := json.Unmarshal(choice, &obj); err != nil || obj.Type != "function" || obj.Function.Name == "" {
+				return chat.ToolNone, invalid("tool_choice", `tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": ...}}`)
+			}
+		}
+	}
+	var list []json.RawMessage
+	if none || json.Unmarshal(tools, &list) != nil || len(list) == 0 {
+		return chat.ToolNone, nil
+	}
+	return b.Template.ToolFormat(), nil
+}
+
+// keepTokens are the ids of the markers that are single control tokens in
+// this vocabulary (text markers such as Qwen's <tool_call> need nothing).
+func keepTokens(tok *tokenizer.Tokenizer, markers []string) []int32 {
+	var keep []int32
+	for _, m := range markers {
+		ids, err := tok.EncodeChecked(m, false, true)
+		if err == nil && len(ids) == 1 && tok.IsControl(ids[0]) {
+			keep = append(keep, ids[0])
+		}
+	}
+	return keep
+}
+
+type toolCallFunction struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+// toolCallJSON is an entry of message.tool_calls, and (with Index set) of a
+// streamed delta.tool_calls.
+type toolCallJSON struct {
+	Index    *int             `json:"index,omitempty"`
+	ID       string           `json:"id,omitempty"`
+	Type     string           `json:"type,omitempty"`
+	Function toolCallFunction `json:"function"`
+}
+
+func callID(c chat.ToolCall) string {
+	if c.ID != "" {
+		return c.ID
+	}
+	return newID("call_")
+}
+
+// toolCallsJSON is message.tool_calls for a whole reply.
+func toolCallsJSON(calls []chat.ToolCall) []toolCallJSON {
+	out := make([]toolCallJSON, len(calls))
+	for i, c := range calls {
+		out[i] = toolCallJSON{ID: callID(c), Type: "function", Function: toolCallFunction{Name: c.Name, Arguments: c.Arguments}}
+	}
+	return out
+}
+
+// toolCallDeltas are the streamed deltas of the calls, as OpenAI sends them:
+// per call, one delta with index, id, type, name and empty arguments, then
+// one with the arguments.
+func toolCallDeltas(calls []chat.ToolCall) []map[string]any {
+	var out []map[string]any
+	for i, c := range calls {
+		out = append(out,
+			map[string]any{"tool_calls": []toolCallJSON{{Index: &i, ID: callID(c), Type: "function", Function: toolCallFunction{Name: c.Name}}}},
+			map[string]any{"tool_calls": []toolCallJSON{{Index: &i, Function: toolCallFunction{Arguments: c.Arguments}}}})
+	}
+	return out
+}
