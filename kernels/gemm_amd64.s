@@ -2675,6 +2675,266 @@ q2kdone:
 // dword group to int32 (a row's block sum ≤ 32·128·127 < 2^20). Against the
 // nibble-split kernel this needs one VPMADDUBSW per 32 byte products
 // instead of two and no offset correction (the prep's integer is 0).
+//
+// Scheduling (measured on Zen 3 with process CPU time, where VPSIGNB and
+// VPABSB share the FMA pipes and VPMADDUBSW/VPMADDWD the two multiply
+// pipes): |w| comes from VPABSB with a memory source one dword group
+// ahead, w is VPSIGNB's memory operand; a token pair alternates two sets
+// of int32 block sums (Y0..Y3, Y4..Y7) block by block and folds the
+// finished set into its f32 outputs (kept on the stack) while the next
+// block's products run, rather than at the end of each block where the
+// float tail stalled the integer chains (~59 → ~54 cycles per block and
+// token pair); and the activation rows are prefetched 8 blocks ahead
+// (streaming them from L2/L3 had cost up to ~20%).
+
+// Activation prefetch: the two tokens' bytes 8 blocks on, while that is
+// still inside their rows (CX blocks left).
+#define APF2 \
+	CMPQ CX, $8; \
+	JLE 3(PC); \
+	PREFETCHT0 272(DI); \
+	PREFETCHT0 272(DI)(R9*1)
+
+#define APF1 \
+	CMPQ CX, $8; \
+	JLE 2(PC); \
+	PREFETCHT0 272(DI)
+
+
+
+// Y8, Y9 (or the pair given) = |w| of dword group at wo(SI).
+#define Q8SA(wo, r0, r1) \
+	VPABSB wo(SI), r0; \
+	VPABSB wo+32(SI), r1
+
+// i0, i1 (int32 rows 0..7, 8..15) = (first) or += the four products of
+// dword group wo with the activation dword at ao: |w| (u0, u1) times a
+// with w's sign (VPSIGNB, w from memory), pair sums widened by VPMADDWD.
+#define Q8STFIRST(wo, ao, u0, u1, i0, i1) \
+	VPBROADCASTD ao, Y12; \
+	VPSIGNB wo(SI), Y12, Y13; \
+	VPSIGNB wo+32(SI), Y12, Y14; \
+	VPMADDUBSW Y13, u0, Y13; \
+	VPMADDUBSW Y14, u1, Y14; \
+	VPMADDWD Y15, Y13, i0; \
+	VPMADDWD Y15, Y14, i1
+
+#define Q8ST(wo, ao, u0, u1, i0, i1) \
+	VPBROADCASTD ao, Y12; \
+	VPSIGNB wo(SI), Y12, Y13; \
+	VPSIGNB wo+32(SI), Y12, Y14; \
+	VPMADDUBSW Y13, u0, Y13; \
+	VPMADDUBSW Y14, u1, Y14; \
+	VPMADDWD Y15, Y13, Y13; \
+	VPMADDWD Y15, Y14, Y14; \
+	VPADDD Y13, i0, i0; \
+	VPADDD Y14, i1, i1
+
+// Dword group j of a block for tokens 0 (DI) and 1 (DI+R9) into the set
+// a0..a3, loading group j+1's |w| (at nwo) into n0, n1 first.
+#define Q8SJFIRST(wo, ao, u0, u1, nwo, n0, n1, a0, a1, a2, a3) \
+	Q8SA(nwo, n0, n1); \
+	Q8STFIRST(wo, ao(DI), u0, u1, a0, a1); \
+	Q8STFIRST(wo, ao(DI)(R9*1), u0, u1, a2, a3)
+
+#define Q8SJ(wo, ao, u0, u1, nwo, n0, n1, a0, a1, a2, a3) \
+	Q8SA(nwo, n0, n1); \
+	Q8ST(wo, ao(DI), u0, u1, a0, a1); \
+	Q8ST(wo, ao(DI)(R9*1), u0, u1, a2, a3)
+
+#define Q8SJLAST(wo, ao, u0, u1, a0, a1, a2, a3) \
+	Q8ST(wo, ao(DI), u0, u1, a0, a1); \
+	Q8ST(wo, ao(DI)(R9*1), u0, u1, a2, a3)
+
+// Folds one token's finished block sums (lo, hi) of the previous block
+// (scales at -64(SI), prep at poff(DX)) into its f32 outputs at fo(SP):
+// f = fl(d_a·fl(d_w·float(i)) + f), the rounding of gemmKernel's chain.
+#define Q8SFIN(lo, hi, poff, fo) \
+	VCVTDQ2PS lo, lo; \
+	VCVTDQ2PS hi, hi; \
+	VMULPS -64(SI), lo, lo; \
+	VMULPS -32(SI), hi, hi; \
+	VBROADCASTSS poff+4(DX), Y13; \
+	VFMADD213PS fo(SP), Y13, lo; \
+	VFMADD213PS fo+32(SP), Y13, hi; \
+	VMOVUPS lo, fo(SP); \
+	VMOVUPS hi, fo+32(SP)
+
+// One block for the token pair into the set a0..a3; Q8SBLOCKFIN also
+// folds the other set b0..b3 (the previous block's) in between.
+#define Q8SBLOCK(a0, a1, a2, a3) \
+	Q8SA(0, Y8, Y9); \
+	Q8SJFIRST(0, 2, Y8, Y9, 64, Y10, Y11, a0, a1, a2, a3); \
+	Q8SJ(64, 6, Y10, Y11, 128, Y8, Y9, a0, a1, a2, a3); \
+	Q8SJ(128, 10, Y8, Y9, 192, Y10, Y11, a0, a1, a2, a3); \
+	Q8SJ(192, 14, Y10, Y11, 256, Y8, Y9, a0, a1, a2, a3); \
+	Q8SJ(256, 18, Y8, Y9, 320, Y10, Y11, a0, a1, a2, a3); \
+	Q8SJ(320, 22, Y10, Y11, 384, Y8, Y9, a0, a1, a2, a3); \
+	Q8SJ(384, 26, Y8, Y9, 448, Y10, Y11, a0, a1, a2, a3); \
+	Q8SJLAST(448, 30, Y10, Y11, a0, a1, a2, a3)
+
+#define Q8SBLOCKFIN(a0, a1, a2, a3, b0, b1, b2, b3) \
+	Q8SA(0, Y8, Y9); \
+	Q8SJFIRST(0, 2, Y8, Y9, 64, Y10, Y11, a0, a1, a2, a3); \
+	Q8SJ(64, 6, Y10, Y11, 128, Y8, Y9, a0, a1, a2, a3); \
+	Q8SFIN(b0, b1, 0, 0); \
+	Q8SJ(128, 10, Y8, Y9, 192, Y10, Y11, a0, a1, a2, a3); \
+	Q8SJ(192, 14, Y10, Y11, 256, Y8, Y9, a0, a1, a2, a3); \
+	Q8SFIN(b2, b3, 8, 64); \
+	Q8SJ(256, 18, Y8, Y9, 320, Y10, Y11, a0, a1, a2, a3); \
+	Q8SJ(320, 22, Y10, Y11, 384, Y8, Y9, a0, a1, a2, a3); \
+	Q8SJ(384, 26, Y8, Y9, 448, Y10, Y11, a0, a1, a2, a3); \
+	Q8SJLAST(448, 30, Y10, Y11, a0, a1, a2, a3)
+
+// Next block: DX = this block's prep, then SI, DI, R11 step on.
+#define Q8SNEXT \
+	MOVQ R11, DX; \
+	ADDQ $576, SI; \
+	ADDQ $34, DI; \
+	ADDQ pstride+40(FP), R11
+
+// One token (DI), one block, f32 outputs in Y4, Y5.
+#define Q8SONE(wo, ao) \
+	Q8SA(wo, Y8, Y9); \
+	Q8ST(wo, ao(DI), Y8, Y9, Y0, Y1)
+
+// func gemmKernelQ8PFAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)
+//
+// gemmKernelQ4PFAVX2's contract (two tokens at a time, then one; three
+// prefetched lines from pf per block iteration) for gemmPackQ8_0AVX2's
+// layout. A pair's f32 outputs live on the stack (0..127(SP)) between
+// its masked load and store; each block adds fl(d_a·fl(d_w·float(s)) + f)
+// as gemmKernel does, so results match the unpipelined order bit for bit.
+TEXT ·gemmKernelQ8PFAVX2(SB), NOSPLIT, $128-104
+	MOVQ pf+88(FP), R8
+	MOVQ pfstep+96(FP), R10
+	MOVQ a+16(FP), R12
+	MOVQ as+24(FP), R9
+	MOVQ prep+32(FP), R13
+	MOVQ y+48(FP), R14
+	MOVQ ys+56(FP), BX
+	MOVQ ntok+64(FP), AX
+	VPBROADCASTD gemmW1<>(SB), Y15
+q82group:
+	CMPQ AX, $2
+	JLT q81group
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ q82zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y0
+	VMASKMOVPS 32(R14), Y9, Y1
+	VMASKMOVPS (R14)(BX*1), Y8, Y2
+	VMASKMOVPS 32(R14)(BX*1), Y9, Y3
+	JMP q82init
+q82zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+q82init:
+	VMOVUPS Y0, 0(SP)
+	VMOVUPS Y1, 32(SP)
+	VMOVUPS Y2, 64(SP)
+	VMOVUPS Y3, 96(SP)
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	MOVQ R13, R11
+	TESTQ CX, CX
+	JZ q82store
+	PF3
+	APF2
+	Q8SBLOCK(Y0, Y1, Y2, Y3)
+	Q8SNEXT
+	DECQ CX
+	JZ q82finA
+q82loop:
+	PF3
+	APF2
+	Q8SBLOCKFIN(Y4, Y5, Y6, Y7, Y0, Y1, Y2, Y3)
+	Q8SNEXT
+	DECQ CX
+	JZ q82finB
+	PF3
+	APF2
+	Q8SBLOCKFIN(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+	Q8SNEXT
+	DECQ CX
+	JNZ q82loop
+q82finA:
+	Q8SFIN(Y0, Y1, 0, 0)
+	Q8SFIN(Y2, Y3, 8, 64)
+	JMP q82store
+q82finB:
+	Q8SFIN(Y4, Y5, 0, 0)
+	Q8SFIN(Y6, Y7, 8, 64)
+q82store:
+	KMASKS
+	VMOVUPS 0(SP), Y0
+	VMOVUPS 32(SP), Y1
+	VMOVUPS 64(SP), Y2
+	VMOVUPS 96(SP), Y3
+	VMASKMOVPS Y0, Y8, (R14)
+	VMASKMOVPS Y1, Y9, 32(R14)
+	VMASKMOVPS Y2, Y8, (R14)(BX*1)
+	VMASKMOVPS Y3, Y9, 32(R14)(BX*1)
+	LEAQ (R12)(R9*2), R12
+	ADDQ $16, R13
+	LEAQ (R14)(BX*2), R14
+	SUBQ $2, AX
+	JMP q82group
+q81group:
+	TESTQ AX, AX
+	JZ q8done
+	MOVQ first+80(FP), DX
+	TESTQ DX, DX
+	JNZ q81zero
+	KMASKS
+	VMASKMOVPS (R14), Y8, Y4
+	VMASKMOVPS 32(R14), Y9, Y5
+	JMP q81start
+q81zero:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+q81start:
+	MOVQ nblk+0(FP), CX
+	MOVQ pw+8(FP), SI
+	MOVQ R12, DI
+	MOVQ R13, R11
+	TESTQ CX, CX
+	JZ q81store
+q81loop:
+	PF3
+	APF1
+	Q8SA(0, Y8, Y9)
+	Q8STFIRST(0, 2(DI), Y8, Y9, Y0, Y1)
+	Q8SONE(64, 6)
+	Q8SONE(128, 10)
+	Q8SONE(192, 14)
+	Q8SONE(256, 18)
+	Q8SONE(320, 22)
+	Q8SONE(384, 26)
+	Q8SONE(448, 30)
+	VCVTDQ2PS Y0, Y0
+	VCVTDQ2PS Y1, Y1
+	VMULPS 512(SI), Y0, Y0
+	VMULPS 544(SI), Y1, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS Y12, Y0, Y4
+	VFMADD231PS Y12, Y1, Y5
+	ADDQ $576, SI
+	ADDQ $34, DI
+	ADDQ pstride+40(FP), R11
+	DECQ CX
+	JNZ q81loop
+q81store:
+	KMASKS
+	VMASKMOVPS Y4, Y8, (R14)
+	VMASKMOVPS Y5, Y9, 32(R14)
+q8done:
+	VZEROUPPER
+	RET
 
 // func gemmPackQ8_0AVX2(nblk int, w *byte, ws int, dst *byte)
 //
@@ -2722,174 +2982,5 @@ sq8ploop:
 	DECQ CX
 	JNZ sq8ploop
 sq8pdone:
-	VZEROUPPER
-	RET
-
-// Dword group j (signed weights at wo(SI)) for the activation dword at
-// ao(a): Y8, Y9 = w of rows 0..7, 8..15 and Y10, Y11 = |w| (loaded by
-// SQW), then i0, i1 (int32, rows 0..7, 8..15) += Σ over the four products.
-#define SQW(wo) \
-	VMOVDQU wo(SI), Y8; \
-	VMOVDQU wo+32(SI), Y9; \
-	VPABSB Y8, Y10; \
-	VPABSB Y9, Y11
-
-#define SQTOKFIRST(ao, i0, i1) \
-	VPBROADCASTD ao, Y12; \
-	VPSIGNB Y8, Y12, Y13; \
-	VPSIGNB Y9, Y12, Y14; \
-	VPMADDUBSW Y13, Y10, Y13; \
-	VPMADDUBSW Y14, Y11, Y14; \
-	VPMADDWD Y15, Y13, i0; \
-	VPMADDWD Y15, Y14, i1
-
-#define SQTOK(ao, i0, i1) \
-	VPBROADCASTD ao, Y12; \
-	VPSIGNB Y8, Y12, Y13; \
-	VPSIGNB Y9, Y12, Y14; \
-	VPMADDUBSW Y13, Y10, Y13; \
-	VPMADDUBSW Y14, Y11, Y14; \
-	VPMADDWD Y15, Y13, Y13; \
-	VPMADDWD Y15, Y14, Y14; \
-	VPADDD Y13, i0, i0; \
-	VPADDD Y14, i1, i1
-
-#define SQ2FIRST(wo, ao) \
-	SQW(wo); \
-	SQTOKFIRST(ao(DI), Y0, Y1); \
-	SQTOKFIRST(ao(DI)(R9*1), Y2, Y3)
-
-#define SQ2(wo, ao) \
-	SQW(wo); \
-	SQTOK(ao(DI), Y0, Y1); \
-	SQTOK(ao(DI)(R9*1), Y2, Y3)
-
-#define SQ1FIRST(wo, ao) \
-	SQW(wo); \
-	SQTOKFIRST(ao(DI), Y0, Y1)
-
-#define SQ1(wo, ao) \
-	SQW(wo); \
-	SQTOK(ao(DI), Y0, Y1)
-
-// f (flo, fhi) += d_a·(d_w·float(i)) for the token whose prep is at
-// poff(R11) (its integer, -0·Σa, is not needed).
-#define SQFIN(ilo, ihi, flo, fhi, poff) \
-	VCVTDQ2PS ilo, ilo; \
-	VCVTDQ2PS ihi, ihi; \
-	VMULPS 512(SI), ilo, ilo; \
-	VMULPS 544(SI), ihi, ihi; \
-	VBROADCASTSS poff+4(R11), Y12; \
-	VFMADD231PS Y12, ilo, flo; \
-	VFMADD231PS Y12, ihi, fhi
-
-// func gemmKernelQ8PFAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)
-//
-// gemmKernelQ4PFAVX2's contract (two tokens at a time, then one; three
-// prefetched lines from pf per block iteration) for the signed Q8_0
-// layout of gemmPackQ8_0AVX2.
-TEXT ·gemmKernelQ8PFAVX2(SB), NOSPLIT, $0-104
-	MOVQ pf+88(FP), R8
-	MOVQ pfstep+96(FP), R10
-	MOVQ a+16(FP), R12
-	MOVQ as+24(FP), R9
-	MOVQ prep+32(FP), R13
-	MOVQ y+48(FP), R14
-	MOVQ ys+56(FP), BX
-	MOVQ ntok+64(FP), AX
-	VPBROADCASTD gemmW1<>(SB), Y15
-sq2group:
-	CMPQ AX, $2
-	JLT sq1group
-	MOVQ first+80(FP), DX
-	TESTQ DX, DX
-	JNZ sq2zero
-	KMASKS
-	VMASKMOVPS (R14), Y8, Y4
-	VMASKMOVPS 32(R14), Y9, Y5
-	VMASKMOVPS (R14)(BX*1), Y8, Y6
-	VMASKMOVPS 32(R14)(BX*1), Y9, Y7
-	JMP sq2start
-sq2zero:
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-sq2start:
-	MOVQ nblk+0(FP), CX
-	MOVQ pw+8(FP), SI
-	MOVQ R12, DI
-	MOVQ R13, R11
-	TESTQ CX, CX
-	JZ sq2store
-sq2loop:
-	PF3
-	SQ2FIRST(0, 2)
-	SQ2(64, 6)
-	SQ2(128, 10)
-	SQ2(192, 14)
-	SQ2(256, 18)
-	SQ2(320, 22)
-	SQ2(384, 26)
-	SQ2(448, 30)
-	SQFIN(Y0, Y1, Y4, Y5, 0)
-	SQFIN(Y2, Y3, Y6, Y7, 8)
-	ADDQ $576, SI
-	ADDQ $34, DI
-	ADDQ pstride+40(FP), R11
-	DECQ CX
-	JNZ sq2loop
-sq2store:
-	KMASKS
-	VMASKMOVPS Y4, Y8, (R14)
-	VMASKMOVPS Y5, Y9, 32(R14)
-	VMASKMOVPS Y6, Y8, (R14)(BX*1)
-	VMASKMOVPS Y7, Y9, 32(R14)(BX*1)
-	LEAQ (R12)(R9*2), R12
-	ADDQ $16, R13
-	LEAQ (R14)(BX*2), R14
-	SUBQ $2, AX
-	JMP sq2group
-sq1group:
-	TESTQ AX, AX
-	JZ sqdone
-	MOVQ first+80(FP), DX
-	TESTQ DX, DX
-	JNZ sq1zero
-	KMASKS
-	VMASKMOVPS (R14), Y8, Y4
-	VMASKMOVPS 32(R14), Y9, Y5
-	JMP sq1start
-sq1zero:
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-sq1start:
-	MOVQ nblk+0(FP), CX
-	MOVQ pw+8(FP), SI
-	MOVQ R12, DI
-	MOVQ R13, R11
-	TESTQ CX, CX
-	JZ sq1store
-sq1loop:
-	PF3
-	SQ1FIRST(0, 2)
-	SQ1(64, 6)
-	SQ1(128, 10)
-	SQ1(192, 14)
-	SQ1(256, 18)
-	SQ1(320, 22)
-	SQ1(384, 26)
-	SQ1(448, 30)
-	SQFIN(Y0, Y1, Y4, Y5, 0)
-	ADDQ $576, SI
-	ADDQ $34, DI
-	ADDQ pstride+40(FP), R11
-	DECQ CX
-	JNZ sq1loop
-sq1store:
-	KMASKS
-	VMASKMOVPS Y4, Y8, (R14)
-	VMASKMOVPS Y5, Y9, 32(R14)
-sqdone:
 	VZEROUPPER
 	RET
