@@ -234,6 +234,11 @@ func (e *Engine) Run(ctx context.Context) error {
 				e.finish(s, "cancelled", err)
 				continue
 			}
+			if s.j.h.ended.Load() {
+				e.flush(s)
+				e.finish(s, "stop", nil)
+				continue
+			}
 			live = append(live, s)
 			if len(s.pending) == 0 {
 				decoding++

@@ -441,3 +441,52 @@ func TestConcurrentSeededMatchesAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepControlTokens: a control token's text is dropped from replies
+// unless the request keeps it (tool-call markers such as [TOOL_CALLS]).
+func TestKeepControlTokens(t *testing.T) {
+	m, tok := testModel(t, 0)
+	e := startEngine(t, m, tok, Options{Slots: 1})
+	bos := tok.BOS()
+	if !tok.IsControl(bos) || tok.IsEOG(bos) {
+		t.Fatalf("test vocabulary: BOS %d is not a non-EOG control token", bos)
+	}
+	prompt := tok.Encode("hello", true, false)
+	r := greedy(3, prompt)
+	r.LogitBias = map[int32]float32{bos: 100} // every reply token is BOS
+	if text, _ := run(t, e, r); text != "" {
+		t.Errorf("without Keep: %q, want no text", text)
+	}
+	r.Keep = []int32{bos}
+	want := strings.Repeat(tok.TokenText(bos), 3)
+	if text, _ := run(t, e, r); text != want {
+		t.Errorf("with Keep: %q, want %q", text, want)
+	}
+}
+
+// TestEnd: Handle.End stops generation at the next step with "stop".
+func TestEnd(t *testing.T) {
+	m, tok := testModel(t, 0)
+	e := startEngine(t, m, tok, Options{Slots: 1})
+	r := greedy(500, tok.Encode("once upon a time", true, false))
+	r.IgnoreEOS = true
+	h, err := e.Submit(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Next(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.End()
+	_, ev, err := h.Collect(context.Background())
+	if err != nil || ev.Err != nil || ev.Finish != "stop" || ev.Usage.CompletionTokens >= 500 {
+		t.Errorf("after End: %v %v finish %q, %d tokens", err, ev.Err, ev.Finish, ev.Usage.CompletionTokens)
+	}
+	// The counters are updated just after the final event is pushed.
+	for i := 0; e.Stats().Finished["stop"] == 0 && i < 2000; i++ {
+		time.Sleep(time.Millisecond)
+	}
+	if s := e.Stats(); s.Finished["stop"] != 1 || s.Finished["cancelled"] != 0 {
+		t.Errorf("finished %v", s.Finished)
+	}
+}

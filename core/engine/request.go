@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/memvanta/memvanta/core/sample"
@@ -107,6 +108,14 @@ type Handle struct {
 	events []Event
 	notify chan struct{}
 	done   bool
+	ended  atomic.Bool // End was called
+}
+
+// End asks the engine to stop generating for this request before its next
+// step, finishing it with "stop" (the reader has all it wants: a complete
+// tool call, say). Text of tokens already generated may still arrive.
+func (h *Handle) End() {
+	h.ended.Store(true)
 }
 
 func newHandle(ctx context.Context) *Handle {

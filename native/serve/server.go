@@ -378,12 +378,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er
 	defer s.wg.Done()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	// genCtx is the generation's own: cancelling it ends generation at the
-	// end of a tool call while the response is still written.
-	genCtx, endGen := context.WithCancel(ctx)
-	defer endGen()
 	start := time.Now()
-	h, err := b.Engine.Submit(genCtx, er)
+	h, err := b.Engine.Submit(ctx, er)
 	switch {
 	case errors.Is(err, engine.ErrQueueFull):
 		w.Header().Set("Retry-After", "1")
@@ -406,11 +402,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er
 	next := func() (engine.Event, string, error) {
 		ev, err := h.Next(ctx)
 		if err == nil && ev.Done && ev.Err != nil {
-			if ended && errors.Is(ev.Err, context.Canceled) && ctx.Err() == nil {
-				ev.Err, ev.Finish = nil, "stop"
-			} else {
-				err = ev.Err
-			}
+			err = ev.Err
 		}
 		if err != nil || ended {
 			return ev, "", err
@@ -421,7 +413,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er
 		text := ts.Push(ev.Text)
 		if !ev.Done && ts.Complete() {
 			ended = true
-			endGen()
+			h.End()
 		}
 		return ev, text, nil
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/memvanta/memvanta/core/chat"
 	"github.com/memvanta/memvanta/core/engine"
+	"github.com/memvanta/memvanta/core/gguf"
+	"github.com/memvanta/memvanta/core/tokenizer"
 )
 
 // script makes the model say a given text: after the real step, the logits
@@ -373,5 +377,34 @@ func TestToolCallsOpenAIClient(t *testing.T) {
 	if acc.Choices[0].FinishReason != "tool_calls" || am.Content != "Ok." || len(am.ToolCalls) != 1 ||
 		am.ToolCalls[0].Function.Name != "get_weather" || am.ToolCalls[0].Function.Arguments != `{"city":"Paris"}` || am.ToolCalls[0].ID == "" {
 		t.Errorf("accumulated %+v", acc.Choices[0])
+	}
+}
+
+// TestKeepTokens: a marker that is one control token of the vocabulary is
+// kept, a plain-text marker needs nothing. The shared Llama 3.0 vocabulary
+// has no <|python_tag|> (3.1 added it), so one of its reserved control
+// tokens stands in for it.
+func TestKeepTokens(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "vocab", "ggml-vocab-llama-bpe.gguf")
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Skipf("%s not available: %v", path, err)
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gf, err := gguf.Parse(fh, st.Size(), gguf.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.FromGGUF(gf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := keepTokens(tok, []string{"<|reserved_special_token_5|>", "<tool_call>", "</tool_call>"})
+	if len(keep) != 1 || tok.TokenText(keep[0]) != "<|reserved_special_token_5|>" || !tok.IsControl(keep[0]) {
+		t.Errorf("kept %v", keep)
 	}
 }
