@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +19,7 @@ import (
 	"github.com/memvanta/memvanta/core/chat"
 	"github.com/memvanta/memvanta/core/engine"
 	"github.com/memvanta/memvanta/core/tokenizer"
+	"github.com/memvanta/memvanta/native/serve"
 	"github.com/memvanta/memvanta/native/telemetry"
 )
 
@@ -49,6 +52,7 @@ type conversation struct {
 	tok      *tokenizer.Tokenizer
 	tmpl     *chat.Template
 	system   string
+	tools    json.RawMessage // --json input's tools, rendered into every prompt
 	msgs     []chat.Message
 	lastText string  // the rendered prompt of the last turn
 	history  []int32 // its tokens followed by the reply's
@@ -64,7 +68,7 @@ func (cv *conversation) reset() {
 
 func (cv *conversation) render(msgs []chat.Message, gen bool) (string, error) {
 	return cv.tmpl.Render(msgs, chat.Options{AddGenerationPrompt: gen,
-		BOS: cv.tok.TokenText(cv.tok.BOS()), EOS: cv.tok.TokenText(cv.tok.EOS())})
+		BOS: cv.tok.TokenText(cv.tok.BOS()), EOS: cv.tok.TokenText(cv.tok.EOS()), Tools: cv.tools})
 }
 
 // prompt returns the tokens for the conversation plus msg, reusing the
@@ -121,8 +125,9 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		"Chat with the model. At a terminal: type a message, the reply streams back; /reset starts\n"+
 			"over, /exit or Ctrl-D quits, Ctrl-C stops the reply. The conversation's KV cache is kept\n"+
 			"between turns, so each turn computes only its new tokens. From a pipe: each input line is\n"+
-			"one user message. --json: standard input is a JSON array of messages (OpenAI format) and\n"+
-			"one JSON document with the reply is printed.")
+			"one user message. --json: standard input is a JSON array of messages (OpenAI format, or\n"+
+			"{\"messages\": [...], \"tools\": [...]}) and one JSON document with the reply is printed\n"+
+			"(with tool_calls when the reply calls a tool).")
 	var mf modelFlags
 	var sf samplingFlags
 	var system, template string
@@ -190,11 +195,13 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		}
 	}
 	seed := smp.params.Seed
+	var keep []int32        // tool-call marker tokens replies keep (--json with tools)
+	format := chat.ToolNone // the tool-call format replies are parsed in
 	request := func(ids []int32) engine.Request {
 		p := smp.params
 		p.Seed = seed
 		seed++ // each reply draws a fresh stream, reproducible from --seed
-		return engine.Request{Prompt: ids, Sample: p, MaxTokens: max(n, 0), LogitBias: bias, IgnoreEOS: sf.ignoreEOS}
+		return engine.Request{Prompt: ids, Sample: p, MaxTokens: max(n, 0), LogitBias: bias, IgnoreEOS: sf.ignoreEOS, Keep: keep}
 	}
 	cv := &conversation{tok: tok, tmpl: tmpl, system: system}
 	cv.reset()
@@ -260,12 +267,21 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		raw := b
 		var obj struct {
 			Messages json.RawMessage `json:"messages"`
+			Tools    json.RawMessage `json:"tools"`
 		}
 		if t := strings.TrimSpace(string(b)); strings.HasPrefix(t, "{") {
 			if err := json.Unmarshal(b, &obj); err != nil {
 				return fail("standard input: %v", err)
 			}
 			raw = obj.Messages
+			var tools []json.RawMessage
+			if err := json.Unmarshal(obj.Tools, &tools); len(obj.Tools) > 0 && string(obj.Tools) != "null" && err != nil {
+				return fail("standard input: tools must be an array: %v", err)
+			}
+			if len(tools) > 0 {
+				cv.tools, format = obj.Tools, tmpl.ToolFormat()
+				keep = serve.MarkerTokens(tok, format.Markers())
+			}
 		}
 		msgs, err := chat.ParseMessages(raw)
 		if err != nil || len(msgs) == 0 {
@@ -276,11 +292,19 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		if err != nil {
 			return fail("%v", err)
 		}
+		msg := map[string]any{"role": "assistant", "content": text}
+		finish := stopName(ev)
+		if content, calls := chat.ParseToolCalls(format, text); len(calls) > 0 {
+			msg["content"], msg["tool_calls"], finish = content, openAIToolCalls(calls), "tool_calls"
+			if content == "" {
+				msg["content"] = nil
+			}
+		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(map[string]any{
-			"message":       map[string]string{"role": "assistant", "content": text},
-			"finish_reason": stopName(ev),
+			"message":       msg,
+			"finish_reason": finish,
 			"usage": map[string]int{"prompt_tokens": ev.Usage.PromptTokens, "cached_tokens": ev.Usage.CachedTokens,
 				"completion_tokens": ev.Usage.CompletionTokens},
 		})
@@ -369,4 +393,19 @@ func stopName(ev engine.Event) string {
 		return "error"
 	}
 	return ev.Finish
+}
+
+// openAIToolCalls is OpenAI's message.tool_calls for calls.
+func openAIToolCalls(calls []chat.ToolCall) []map[string]any {
+	out := make([]map[string]any, len(calls))
+	for i, c := range calls {
+		id := c.ID
+		if id == "" {
+			var b [12]byte
+			_, _ = rand.Read(b[:])
+			id = "call_" + hex.EncodeToString(b[:])
+		}
+		out[i] = map[string]any{"id": id, "type": "function", "function": map[string]string{"name": c.Name, "arguments": c.Arguments}}
+	}
+	return out
 }

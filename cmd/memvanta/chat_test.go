@@ -163,3 +163,43 @@ func TestGenerateSpecial(t *testing.T) {
 		t.Errorf("without --special: %v (should spell </s> out as text)", plain)
 	}
 }
+
+// TestChatJSONTools: --json input's tools reach the template (the prompt
+// grows by their rendering). Parsing the reply is core/chat's
+// ParseToolCalls, tested there and through the server: the synthetic
+// model cannot be made to write a call here.
+func TestChatJSONTools(t *testing.T) {
+	model := synthFile(t)
+	run := func(in string) (int, map[string]any) {
+		var stdout, stderr bytes.Buffer
+		st := chatMain(t.Context(), []string{"-m", model, "-n", "3", "--temp", "0", "--chat-template", "qwen2.5", "--json"},
+			chatIO{in: strings.NewReader(in)}, &stdout, &stderr)
+		var out map[string]any
+		if st == 0 {
+			if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+				t.Fatalf("%v: %s", err, stdout.String())
+			}
+		}
+		return st, out
+	}
+	msgs := `"messages":[{"role":"user","content":"weather?"}]`
+	tools := `"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]`
+	st, plain := run("{" + msgs + "}")
+	if st != 0 {
+		t.Fatalf("without tools: status %d", st)
+	}
+	st, with := run("{" + msgs + "," + tools + "}")
+	if st != 0 {
+		t.Fatalf("with tools: status %d", st)
+	}
+	prompt := func(m map[string]any) float64 { return m["usage"].(map[string]any)["prompt_tokens"].(float64) }
+	if prompt(with) <= prompt(plain) {
+		t.Errorf("prompt with tools %v tokens, without %v: tools not rendered", prompt(with), prompt(plain))
+	}
+	if msg, _ := with["message"].(map[string]any); msg["role"] != "assistant" {
+		t.Errorf("reply %v", with)
+	}
+	if st, _ := run("{" + msgs + `,"tools":{"a":1}}`); st != 1 {
+		t.Errorf("tools not an array: status %d", st)
+	}
+}

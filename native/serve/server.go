@@ -317,7 +317,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Back
 		s.reject(w, e)
 		return
 	}
-	er.Keep = keepTokens(b.Tokenizer, format.Markers())
+	er.Keep = MarkerTokens(b.Tokenizer, format.Markers())
 	s.generate(w, r, b, er, &req.samplingFields, true, format)
 }
 

@@ -47,9 +47,10 @@ func toolFormat(b *Backend, tools, choice json.RawMessage) (chat.ToolFormat, *ap
 	return b.Template.ToolFormat(), nil
 }
 
-// keepTokens are the ids of the markers that are single control tokens in
-// this vocabulary (text markers such as Qwen's <tool_call> need nothing).
-func keepTokens(tok *tokenizer.Tokenizer, markers []string) []int32 {
+// MarkerTokens are the ids of the markers that are single control tokens in
+// this vocabulary, which replies must keep as text for the tool-call parser
+// (text markers such as Qwen's <tool_call> need nothing).
+func MarkerTokens(tok *tokenizer.Tokenizer, markers []string) []int32 {
 	var keep []int32
 	for _, m := range markers {
 		ids, err := tok.EncodeChecked(m, false, true)

@@ -403,7 +403,7 @@ func TestKeepTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keep := keepTokens(tok, []string{"<|reserved_special_token_5|>", "<tool_call>", "</tool_call>"})
+	keep := MarkerTokens(tok, []string{"<|reserved_special_token_5|>", "<tool_call>", "</tool_call>"})
 	if len(keep) != 1 || tok.TokenText(keep[0]) != "<|reserved_special_token_5|>" || !tok.IsControl(keep[0]) {
 		t.Errorf("kept %v", keep)
 	}
