@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -108,6 +109,9 @@ func (f *toolFixture) say(t *testing.T, text string) int {
 	}
 	if got := spell(ids); got != text {
 		t.Fatalf("the test vocabulary spells %q as %q", text, got)
+	}
+	if len(ids) >= 200 {
+		t.Fatalf("%q is %d tokens: requests allow 200", text, len(ids))
 	}
 	f.sc.set(ids)
 	return len(ids)
@@ -308,7 +312,7 @@ func TestToolCallsEndGeneration(t *testing.T) {
 	f := newToolFixture(t, llama3Template)
 	url := f.url + "/v1/chat/completions"
 	call := `{"name":"get_weather","parameters":{"city":"Paris"}}`
-	n := f.say(t, call+strings.Repeat("junk", 40))
+	n := f.say(t, call+strings.Repeat("junk", 8))
 	code, m := post(t, url, chatBody("weather?", `,"tools":`+weatherTools, false))
 	if code != 200 {
 		t.Fatalf("%d %v", code, m)
@@ -324,7 +328,7 @@ func TestToolCallsEndGeneration(t *testing.T) {
 		t.Errorf("generated %d tokens: did not stop at the end of the call (%d scripted)", used, n)
 	}
 
-	f.say(t, call+strings.Repeat("junk", 40))
+	f.say(t, call+strings.Repeat("junk", 8))
 	content, calls, finish := streamed(t, sseEvents(t, url, chatBody("weather streamed?", `,"tools":`+weatherTools, true)))
 	if content != "" || finish != "tool_calls" {
 		t.Errorf("stream: content %q finish %v", content, finish)
@@ -406,5 +410,47 @@ func TestKeepTokens(t *testing.T) {
 	keep := MarkerTokens(tok, []string{"<|reserved_special_token_5|>", "<tool_call>", "</tool_call>"})
 	if len(keep) != 1 || tok.TokenText(keep[0]) != "<|reserved_special_token_5|>" || !tok.IsControl(keep[0]) {
 		t.Errorf("kept %v", keep)
+	}
+}
+
+// TestToolCallsMistral: the model's own call id is kept, and generation
+// stops when the array closes.
+func TestToolCallsMistral(t *testing.T) {
+	f := newToolFixture(t, `{{ bos_token }}{% for m in messages %}[INST] {{ m.content }} [/INST]{% endfor %}{% if false %}[TOOL_CALLS]{% endif %}`)
+	url := f.url + "/v1/chat/completions"
+	reply := `[TOOL_CALLS][{"name":"get_weather","arguments":{"city":"Paris"},"id":"abcDEF123"},{"name":"get_time","arguments":{}}]`
+	for _, stream := range []bool{false, true} {
+		n := f.say(t, reply+strings.Repeat("junk", 8))
+		body := chatBody("mistral weather, stream "+strconv.FormatBool(stream), `,"tools":`+weatherTools, stream)
+		var calls []map[string]any
+		var finish any
+		if stream {
+			var content string
+			content, calls, finish = streamed(t, sseEvents(t, url, body))
+			if content != "" {
+				t.Errorf("stream content %q", content)
+			}
+		} else {
+			code, m := post(t, url, body)
+			if code != 200 {
+				t.Fatalf("%d %v", code, m)
+			}
+			ch := m["choices"].([]any)[0].(map[string]any)
+			msg := ch["message"].(map[string]any)
+			calls, finish = callsOf(t, msg["tool_calls"]), ch["finish_reason"]
+			if msg["content"] != nil {
+				t.Errorf("content %v", msg["content"])
+			}
+			if used := int(m["usage"].(map[string]any)["completion_tokens"].(float64)); used >= n {
+				t.Errorf("generated %d tokens of %d: did not stop at the end of the array", used, n)
+			}
+		}
+		if finish != "tool_calls" || len(calls) != 2 || calls[0]["id"] != "abcDEF123" {
+			t.Fatalf("stream %v: finish %v calls %v", stream, finish, calls)
+		}
+		checkCalls(t, "second call", calls[1:], [][2]string{{"get_time", `{}`}})
+		if fn := calls[0]["function"].(map[string]any); fn["name"] != "get_weather" || fn["arguments"] != `{"city":"Paris"}` {
+			t.Errorf("first call %v", calls[0])
+		}
 	}
 }
