@@ -30,6 +30,9 @@ const (
 	ToolMistral
 )
 
+// jsonSpace is JSON's whitespace, what may precede a Llama 3 call.
+const jsonSpace = " \t\n\r"
+
 const (
 	hermesOpen    = "<tool_call>"
 	hermesClose   = "</tool_call>"
@@ -116,7 +119,7 @@ func openAt(f ToolFormat, text string) int {
 		if i := strings.Index(text, llamaPyTag); i >= 0 {
 			return i
 		}
-		if t := strings.TrimLeftFunc(text, unicode.IsSpace); strings.HasPrefix(t, "{") && llamaStartPossible(t) {
+		if t := strings.TrimLeft(text, jsonSpace); strings.HasPrefix(t, "{") && llamaStartPossible(t) {
 			return 0
 		}
 	}
@@ -282,13 +285,24 @@ func (s *ToolStream) Push(text string) string {
 			return ""
 		}
 	}
-	if i := openAt(s.f, all); i >= 0 {
+	// Text already returned holds no opening: search only the rest, so a
+	// long reply costs linear time. (A Llama 3 call that opens the reply
+	// is only possible while nothing has been returned.)
+	tail := all[s.emitted:]
+	i := -1
+	if s.f == ToolLlama3 && s.emitted > 0 {
+		i = strings.Index(tail, llamaPyTag)
+	} else {
+		i = openAt(s.f, tail)
+	}
+	if i >= 0 {
+		i += s.emitted
 		s.held = i
 		out := all[s.emitted:i]
 		s.emitted = i
 		return out
 	}
-	safe := len(all) - s.partialOpen(all)
+	safe := max(len(all)-s.partialOpen(all), s.emitted)
 	out := all[s.emitted:safe]
 	s.emitted = safe
 	return out
@@ -304,7 +318,7 @@ func (s *ToolStream) partialOpen(text string) int {
 	case ToolMistral:
 		marker = mistralMarker
 	case ToolLlama3:
-		if strings.TrimSpace(text) == "" {
+		if s.emitted == 0 && strings.TrimLeft(text, jsonSpace) == "" {
 			return len(text) // a call may still start the reply
 		}
 		marker = llamaPyTag
@@ -324,7 +338,7 @@ func (s *ToolStream) partialOpen(text string) int {
 func llamaStartPossible(text string) bool {
 	var b []byte
 	for i := 0; i < len(text) && len(b) < 7; i++ {
-		if c := text[i]; c != ' ' && c != '\n' && c != '\t' && c != '\r' {
+		if c := text[i]; !strings.ContainsRune(jsonSpace, rune(c)) {
 			b = append(b, c)
 		}
 	}
