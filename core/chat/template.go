@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -67,6 +69,9 @@ type Template struct {
 
 	mu      sync.Mutex
 	runaway int // abandoned renders still running
+
+	argsOnce sync.Once
+	objArgs  bool // see objectArgs
 }
 
 // Name says where the template came from ("gguf", a built-in name or a path).
@@ -109,6 +114,36 @@ type Options struct {
 
 // Render produces the prompt text for msgs.
 func (t *Template) Render(msgs []Message, o Options) (string, error) {
+	return t.render(msgs, o, hasToolCalls(msgs) && t.objectArgs())
+}
+
+// hasToolCalls says whether a message may carry tool calls.
+func hasToolCalls(msgs []Message) bool {
+	for _, m := range msgs {
+		if bytes.Contains(m.Fields, []byte(`"tool_calls"`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// objectArgs says whether the template writes a tool call's arguments
+// with tojson (Qwen 2.5's, Llama 3.1's and Mistral's do), so it needs them
+// as an object: OpenAI clients send them back as a JSON string, which such
+// a template would write as an escaped string the model never produced.
+// It is probed once, as llama.cpp's minja does, by rendering a call whose
+// arguments are a string and looking for the escaped form.
+func (t *Template) objectArgs() bool {
+	t.argsOnce.Do(func() {
+		probe := []Message{{Role: "user", Content: "x"}, {Role: "assistant", NullContent: true,
+			Fields: json.RawMessage(`{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"probe_fn","arguments":"{\"probe_arg\": 1}"}}]}`)}}
+		out, err := t.render(probe, Options{}, false)
+		t.objArgs = err == nil && strings.Contains(out, `\"probe_arg\"`)
+	})
+	return t.objArgs
+}
+
+func (t *Template) render(msgs []Message, o Options, objArgs bool) (string, error) {
 	data := map[string]jinja.Value{
 		"add_generation_prompt": jinja.NewBool(o.AddGenerationPrompt),
 		"bos_token":             jinja.NewString(o.BOS),
@@ -119,7 +154,7 @@ func (t *Template) Render(msgs []Message, o Options) (string, error) {
 	}
 	list := make([]jinja.Value, 0, len(msgs))
 	for i, m := range msgs {
-		v, err := messageValue(m)
+		v, err := messageValue(m, objArgs)
 		if err != nil {
 			return "", fmt.Errorf("%w %s: messages[%d]: %w", ErrTemplate, t.name, i, err)
 		}
@@ -190,8 +225,10 @@ func (t *Template) Render(msgs []Message, o Options) (string, error) {
 }
 
 // messageValue is the dict a template sees for m: the client's fields in
-// their order, with role and the normalised content set.
-func messageValue(m Message) (jinja.Value, error) {
+// their order, with role and the normalised content set, and with
+// objArgs, tool-call arguments given as a JSON string holding an object
+// replaced by that object.
+func messageValue(m Message, objArgs bool) (jinja.Value, error) {
 	d := jinja.NewDict()
 	if len(m.Fields) > 0 {
 		v, err := jsonValue(m.Fields)
@@ -202,6 +239,9 @@ func messageValue(m Message) (jinja.Value, error) {
 			return d, errors.New("not a JSON object")
 		}
 		d = v
+	}
+	if objArgs {
+		argsToObjects(d)
 	}
 	d.AsDict().Set("role", jinja.NewString(m.Role))
 	if m.NullContent {
@@ -345,4 +385,29 @@ func trimName(s string) string {
 		return s[i+1:]
 	}
 	return s
+}
+
+// argsToObjects replaces, in a message dict, each tool_calls[i].function
+// .arguments that is a string holding a JSON object by the object.
+func argsToObjects(d jinja.Value) {
+	tcs, ok := d.AsDict().Get("tool_calls")
+	if !ok || !tcs.IsList() {
+		return
+	}
+	for _, tc := range tcs.AsList().Items {
+		if !tc.IsDict() {
+			continue
+		}
+		fn, ok := tc.AsDict().Get("function")
+		if !ok || !fn.IsDict() {
+			continue
+		}
+		args, ok := fn.AsDict().Get("arguments")
+		if !ok || !args.IsString() {
+			continue
+		}
+		if v, err := jsonValue([]byte(args.AsString())); err == nil && v.IsDict() {
+			fn.AsDict().Set("arguments", v)
+		}
+	}
 }

@@ -263,6 +263,7 @@ type ToolStream struct {
 	emitted int             // bytes of text returned as content so far
 	held    int             // start of the held call, or -1
 	closed  bool            // Complete found the call's end: later text is ignored
+	closer  bool            // text pushed since the last Complete has a } or ]
 }
 
 // NewToolStream starts a stream for format f.
@@ -275,6 +276,7 @@ func (s *ToolStream) Push(text string) string {
 		return ""
 	}
 	s.text.WriteString(text)
+	s.closer = s.closer || strings.ContainsAny(text, "}]")
 	all := s.text.String()
 	if s.held >= 0 {
 		// A reply that began like a Llama 3 call but turned out not to
@@ -365,11 +367,12 @@ func (s *ToolStream) Complete() bool {
 	if s.held < 0 || (s.f != ToolLlama3 && s.f != ToolMistral) {
 		return false
 	}
+	if !s.closer {
+		return false // nothing can have closed since the last look
+	}
+	s.closer = false
 	all := s.text.String()
 	held := all[s.held:]
-	if !strings.ContainsAny(held, "}]") {
-		return false // cannot have closed yet: skip the parse
-	}
 	calls, rest, ok := parseCalls(s.f, held)
 	if !ok || len(calls) == 0 {
 		return false

@@ -174,3 +174,42 @@ func FuzzToolCalls(f *testing.F) {
 		}
 	})
 }
+
+// TestStringArgumentsRenderAsObjects: OpenAI clients send a call's
+// arguments back as a JSON string; a template that writes them with tojson
+// must render them as the object the model wrote, the same as when the
+// client sends the object itself. A template that prints them as they come
+// keeps the string.
+func TestStringArgumentsRenderAsObjects(t *testing.T) {
+	conv := func(args string) []Message {
+		msgs, err := ParseMessages([]byte(`[{"role":"user","content":"weather?"},
+			{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":` + args + `}}]},
+			{"role":"tool","tool_call_id":"call_1","content":"sunny"}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return msgs
+	}
+	qwen, err := Builtin("qwen2.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := qwen.Render(conv(`{"city": "Paris"}`), Options{AddGenerationPrompt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	str, err := qwen.Render(conv(`"{\"city\": \"Paris\"}"`), Options{AddGenerationPrompt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if str != obj || !strings.Contains(obj, `"arguments": {"city": "Paris"}`) {
+		t.Errorf("string arguments render\n%s\nobject arguments render\n%s", str, obj)
+	}
+	raw, err := Compile("raw", `{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.arguments }}{% endfor %}{% endfor %}`, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := raw.Render(conv(`"{\"city\": \"Paris\"}"`), Options{}); err != nil || out != `{"city": "Paris"}` {
+		t.Errorf("template printing the string: %q %v", out, err)
+	}
+}

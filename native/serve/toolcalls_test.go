@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
@@ -32,11 +33,15 @@ type script struct {
 	ids []int32
 	eos int32
 	n   int
+	// slowFrom is the script position from which each step sleeps, so
+	// the server reading the reply sees a call's end before the engine
+	// runs far past it (0: never).
+	slowFrom int
 }
 
-func (s *script) set(ids []int32) {
+func (s *script) set(ids []int32, slowFrom int) {
 	s.mu.Lock()
-	s.ids, s.n = ids, 0
+	s.ids, s.n, s.slowFrom = ids, 0, slowFrom
 	s.mu.Unlock()
 }
 
@@ -46,6 +51,9 @@ func (s *script) Step(ctx context.Context, ws []engine.Work) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.slowFrom > 0 && s.n > s.slowFrom {
+		time.Sleep(50 * time.Millisecond)
+	}
 	for i := range ws {
 		w := &ws[i]
 		if w.Logits == nil || w.Err != nil {
@@ -92,6 +100,14 @@ func newToolFixture(t *testing.T, src string) *toolFixture {
 // spells it back exactly) and returns its token count.
 func (f *toolFixture) say(t *testing.T, text string) int {
 	t.Helper()
+	return f.sayThen(t, text, "")
+}
+
+// sayThen scripts call followed by junk, slowing the steps after the call
+// (see script.slowFrom).
+func (f *toolFixture) sayThen(t *testing.T, call, junk string) int {
+	t.Helper()
+	text := call + junk
 	ids := f.tok.Encode(text, false, false)
 	spell := func(ids []int32) string {
 		d := f.tok.NewDecoder()
@@ -113,7 +129,16 @@ func (f *toolFixture) say(t *testing.T, text string) int {
 	if len(ids) >= 200 {
 		t.Fatalf("%q is %d tokens: requests allow 200", text, len(ids))
 	}
-	f.sc.set(ids)
+	slowFrom := 0
+	if junk != "" {
+		for k := 1; k <= len(ids); k++ {
+			if strings.HasPrefix(spell(ids[:k]), call) {
+				slowFrom = k
+				break
+			}
+		}
+	}
+	f.sc.set(ids, slowFrom)
 	return len(ids)
 }
 
@@ -312,7 +337,7 @@ func TestToolCallsEndGeneration(t *testing.T) {
 	f := newToolFixture(t, llama3Template)
 	url := f.url + "/v1/chat/completions"
 	call := `{"name":"get_weather","parameters":{"city":"Paris"}}`
-	n := f.say(t, call+strings.Repeat("junk", 8))
+	n := f.sayThen(t, call, strings.Repeat("junk", 8))
 	code, m := post(t, url, chatBody("weather?", `,"tools":`+weatherTools, false))
 	if code != 200 {
 		t.Fatalf("%d %v", code, m)
@@ -328,7 +353,7 @@ func TestToolCallsEndGeneration(t *testing.T) {
 		t.Errorf("generated %d tokens: did not stop at the end of the call (%d scripted)", used, n)
 	}
 
-	f.say(t, call+strings.Repeat("junk", 8))
+	f.sayThen(t, call, strings.Repeat("junk", 8))
 	content, calls, finish := streamed(t, sseEvents(t, url, chatBody("weather streamed?", `,"tools":`+weatherTools, true)))
 	if content != "" || finish != "tool_calls" {
 		t.Errorf("stream: content %q finish %v", content, finish)
@@ -420,7 +445,7 @@ func TestToolCallsMistral(t *testing.T) {
 	url := f.url + "/v1/chat/completions"
 	reply := `[TOOL_CALLS][{"name":"get_weather","arguments":{"city":"Paris"},"id":"abcDEF123"},{"name":"get_time","arguments":{}}]`
 	for _, stream := range []bool{false, true} {
-		n := f.say(t, reply+strings.Repeat("junk", 8))
+		n := f.sayThen(t, reply, strings.Repeat("junk", 8))
 		body := chatBody("mistral weather, stream "+strconv.FormatBool(stream), `,"tools":`+weatherTools, stream)
 		var calls []map[string]any
 		var finish any
