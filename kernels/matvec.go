@@ -138,7 +138,10 @@ const rows4Piece = 512
 // Block integer sums stay exact, but each output's f32 terms are rounded
 // and added in a different way than Dot's, so those results are not
 // bit-identical to Dot/MatVec: they are within (blocks+1)·u·Σ|block terms|
-// of the exact sum, as Dot is (gemm_test.go derives the bound).
+// of the exact sum, as Dot is (gemm_test.go derives the bound). The packed
+// routines take a as QuantizeAct writes it: the avx2 Q8_0 kernel assumes
+// activation quants in [-127, 127] in every block whose scale is nonzero
+// (hand-made blocks with -128 there come out wrong where w < 0).
 func (k *Impl) MatMul(p *Pool, t ggml.Type, rows, cols int, w, a []byte, nb int, y []float32) {
 	dot, ws, as := k.geometry("MatMul", t, rows, cols, len(w), len(a), nb, len(y))
 	if nb == 0 {
