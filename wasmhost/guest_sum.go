@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "b0a2f1a567ae327450f23ebd0d531cbd80ef1b183858dd43b09dce6fba684856"
+const guestSHA256 = "68fd4f5bb89484956f17b157f1ec0e89674550af3b1bbc41cec7272e871cce40"
