@@ -49,7 +49,11 @@ var ErrTemplate = errors.New("chat template")
 // has no context, step or output limit: Render runs to completion in the
 // calling goroutine, building its output in memory, and `str * n` is
 // strings.Repeat. So what this package bounds, it bounds from outside:
-// the source size; recursion (rejected at Compile); `*` with an integer
+// the source size; recursion (rejected at Compile); a container stored into
+// itself (the engine prints and compares values recursively, so a cycle
+// overflows the goroutine stack, which kills the process: the mutations
+// that could close one are rejected at Compile, see checkContainerCycles);
+// `*` with an integer
 // literal above MaxOutput (rejected at Compile: the literal "repeat a string
 // 1e9 times"); range() (a budget per render); the output (checked after the
 // render); and time: a render still running at RenderTime returns an error
@@ -90,6 +94,9 @@ func Compile(name, src string, lim Limits) (tt *Template, err error) {
 		return nil, fmt.Errorf("%w %s: %w", ErrTemplate, name, err)
 	}
 	if err := checkRepeatLiterals(src, lim.MaxOutput); err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrTemplate, name, err)
+	}
+	if err := checkContainerCycles(src); err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrTemplate, name, err)
 	}
 	defer func() {
