@@ -7,6 +7,7 @@
 // Only the float accumulation order differs from the scalar reference.
 
 #include "textflag.h"
+#include "rows4_amd64.h"
 
 DATA c0f<>+0(SB)/4, $0x0f0f0f0f
 GLOBL c0f<>(SB), RODATA|NOPTR, $4
@@ -2376,27 +2377,6 @@ j80done:
 
 // Load the arguments of a four-weight-row routine: CX blocks, DI the
 // activation row, SI/R10/R11/R12 the weight rows, R9 the output.
-// The four-weight-row routines issue no software prefetches: MatVecRows
-// hands them one row from each quarter of a chunk (stride = a quarter), so
-// they read four long sequential streams that the hardware prefetchers
-// follow; prefetching the next group of rows, as they once did for four
-// adjacent rows, only fetched lines another quarter reads much later.
-#define ARGSR4 \
-	MOVQ nb+0(FP), CX; \
-	MOVQ w+8(FP), SI; \
-	MOVQ a+16(FP), DI; \
-	MOVQ stride+24(FP), R8; \
-	MOVQ y+32(FP), R9; \
-	LEAQ (SI)(R8*1), R10; \
-	LEAQ (SI)(R8*2), R11; \
-	LEAQ (R10)(R8*2), R12
-
-#define ADVW4(n) \
-	ADDQ $n, SI; \
-	ADDQ $n, R10; \
-	ADDQ $n, R11; \
-	ADDQ $n, R12
-
 // Y1 = [d_w0(row j)·d_a0, d_w1(row j)·d_a1] for j = 0..3 in lanes 2j, 2j+1:
 // weight scales at wo0, wo1 of each row, activation scales at ao, ao1 (DI).
 // w is the first operand, as in DPROD2.

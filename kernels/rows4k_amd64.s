@@ -13,29 +13,7 @@
 // (VFMADD231), acc = -(dmin·float(msum)) + acc (VFNMADD231).
 
 #include "textflag.h"
-
-// ARGSR4K: CX = blocks, SI/R10/R11/R12 = weight rows 0..3, DI = activations,
-// R8 = stride, R9 = y.
-// The four-weight-row routines issue no software prefetches: MatVecRows
-// hands them one row from each quarter of a chunk (stride = a quarter), so
-// they read four long sequential streams that the hardware prefetchers
-// follow; prefetching the next group of rows, as they once did for four
-// adjacent rows, only fetched lines another quarter reads much later.
-#define ARGSR4K \
-	MOVQ nb+0(FP), CX; \
-	MOVQ w+8(FP), SI; \
-	MOVQ a+16(FP), DI; \
-	MOVQ stride+24(FP), R8; \
-	MOVQ y+32(FP), R9; \
-	LEAQ (SI)(R8*1), R10; \
-	LEAQ (SI)(R8*2), R11; \
-	LEAQ (R10)(R8*2), R12
-
-#define ADVK4(n) \
-	ADDQ $n, SI; \
-	ADDQ $n, R10; \
-	ADDQ $n, R11; \
-	ADDQ $n, R12
+#include "rows4_amd64.h"
 
 // kbcast: entry k (32 bytes) = byte k of each 128-bit lane zero-extended
 // into all eight int16 words (VPSHUFB with 0x80 zeroing the high byte).
@@ -196,7 +174,7 @@ GLOBL kdeint<>(SB), RODATA|NOPTR, $32
 
 // func dotRows4Q4_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4Q4_KQ8_KAVX2(SB), NOSPLIT, $0-40
-	ARGSR4K
+	ARGSR4
 	VPBROADCASTD c0fk<>(SB), Y15
 	VXORPS X10, X10, X10
 	TESTQ CX, CX
@@ -224,7 +202,7 @@ r4q4kloop:
 	VMOVDQU kdeint<>(SB), Y9
 	KDMIN4(0)
 	KFIN4_MIN
-	ADVK4(144)
+	ADVW4(144)
 	ADDQ $292, DI
 	DECQ CX
 	JNZ r4q4kloop
@@ -327,7 +305,7 @@ GLOBL c30k<>(SB), RODATA|NOPTR, $4
 
 // func dotRows4Q6_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4Q6_KQ8_KAVX2(SB), NOSPLIT, $0-40
-	ARGSR4K
+	ARGSR4
 	VPBROADCASTD c0fk<>(SB), Y15
 	VPBROADCASTD c30k<>(SB), Y13
 	VXORPS X10, X10, X10
@@ -347,7 +325,7 @@ r4q6kloop:
 	Q6KR4_HALF(1, R11, Y6)
 	Q6KR4_HALF(1, R12, Y7)
 	KFIN4_D(208, Y4, Y5, Y6, Y7, X4)
-	ADVK4(210)
+	ADVW4(210)
 	ADDQ $292, DI
 	DECQ CX
 	JNZ r4q6kloop
@@ -396,7 +374,7 @@ GLOBL c10k32<>(SB), RODATA|NOPTR, $32
 
 // func dotRows4Q5_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4Q5_KQ8_KAVX2(SB), NOSPLIT, $0-40
-	ARGSR4K
+	ARGSR4
 	VPBROADCASTD c0fk<>(SB), Y15
 	VXORPS X10, X10, X10
 	TESTQ CX, CX
@@ -424,7 +402,7 @@ r4q5kloop:
 	VMOVDQU kdeint<>(SB), Y9
 	KDMIN4(0)
 	KFIN4_MIN
-	ADVK4(176)
+	ADVW4(176)
 	ADDQ $292, DI
 	DECQ CX
 	JNZ r4q5kloop
@@ -516,7 +494,7 @@ GLOBL cd20k<>(SB), RODATA|NOPTR, $4
 
 // func dotRows4IQ4_XSQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4IQ4_XSQ8_KAVX2(SB), NOSPLIT, $0-40
-	ARGSR4K
+	ARGSR4
 	VBROADCASTI128 iq4kvk<>(SB), Y13
 	VXORPS X10, X10, X10
 	VMOVUPS X10, (R9)
@@ -538,7 +516,7 @@ r4iq4xsloop:
 	VMOVUPS (R9), X10
 	KFIN4_D(0, Y4, Y5, Y6, Y7, X4)
 	VMOVUPS X10, (R9)
-	ADVK4(136)
+	ADVW4(136)
 	ADDQ $292, DI
 	DECQ CX
 	JNZ r4iq4xsloop
@@ -625,7 +603,7 @@ GLOBL cw1k<>(SB), RODATA|NOPTR, $4
 
 // func dotRows4IQ4_NLQ8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4IQ4_NLQ8_0AVX2(SB), NOSPLIT, $0-40
-	ARGSR4K
+	ARGSR4
 	VPBROADCASTD cw1k<>(SB), Y6
 	VBROADCASTI128 iq4kvk<>(SB), Y7
 	VXORPS Y8, Y8, Y8
@@ -641,7 +619,7 @@ r4iqnlloop:
 	JLT r4iqnltail
 	IQNLR4_BLK(0, 0, Y8, Y9, Y10, Y11)
 	IQNLR4_BLK(18, 34, Y12, Y13, Y14, Y15)
-	ADVK4(36)
+	ADVW4(36)
 	ADDQ $68, DI
 	SUBQ $2, CX
 	JMP r4iqnlloop
@@ -708,7 +686,7 @@ GLOBL c03k32<>(SB), RODATA|NOPTR, $32
 
 // func dotRows4Q2_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4Q2_KQ8_KAVX2(SB), NOSPLIT, $0-40
-	ARGSR4K
+	ARGSR4
 	VPBROADCASTD c03k<>(SB), Y15
 	VXORPS X10, X10, X10
 	TESTQ CX, CX
@@ -724,7 +702,7 @@ r4q2kloop:
 	VMOVDQU kdeint<>(SB), Y9
 	KDMIN4(80)
 	KFIN4_MIN
-	ADVK4(84)
+	ADVW4(84)
 	ADDQ $292, DI
 	DECQ CX
 	JNZ r4q2kloop
@@ -807,7 +785,7 @@ GLOBL c20k32<>(SB), RODATA|NOPTR, $16
 
 // func dotRows4Q3_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4Q3_KQ8_KAVX2(SB), NOSPLIT, $0-40
-	ARGSR4K
+	ARGSR4
 	VPBROADCASTD c04k<>(SB), Y15
 	VPBROADCASTD c03k<>(SB), Y13
 	VXORPS X10, X10, X10
@@ -819,7 +797,7 @@ r4q3kloop:
 	Q3KR4_ROW(R11, Y6)
 	Q3KR4_ROW(R12, Y7)
 	KFIN4_D(108, Y4, Y5, Y6, Y7, X4)
-	ADVK4(110)
+	ADVW4(110)
 	ADDQ $292, DI
 	DECQ CX
 	JNZ r4q3kloop
