@@ -165,7 +165,7 @@ func newGemmK(t ggml.Type, blockB, kb int, pack func(n int, w []byte, ws int, ds
 		blockB: blockB, kb: kb, minBatch: minBatch,
 		pack: pack,
 		kernel: func(n int, pw, a []byte, as int, _ []byte, _ int, y []float32, ys, ntok, nr int, first bool) {
-			f, run := gemmKCall(t, blockB, n, pw, a, as, y, ys, ntok, nr, first)
+			f, run := gemmKCall(t, blockB, len(q8kBlock{}), n, pw, a, as, y, ys, ntok, nr, first)
 			if !run {
 				return
 			}

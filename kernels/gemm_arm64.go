@@ -177,7 +177,7 @@ func gemmKNEONDot(blockB, kb int, pack func(n int, w []byte, ws int, dst []byte)
 			blockB: blockB, kb: kb, minBatch: gemmNEONKMinBatch,
 			pack: pack,
 			kernel: func(n int, pw, a []byte, as int, _ []byte, _ int, y []float32, ys, ntok, nr int, first bool) {
-				f, run := gemmKCall(t, blockB, n, pw, a, as, y, ys, ntok, nr, first)
+				f, run := gemmKCall(t, blockB, len(q8kBlock{}), n, pw, a, as, y, ys, ntok, nr, first)
 				if !run {
 					return
 				}

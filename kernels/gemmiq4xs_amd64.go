@@ -109,26 +109,9 @@ func newGemmIQ4XS16(ggml.Type) *gemmRoutines {
 			gemmPrepQ8KI16AVX2(n, &a[0], &dst[0], stride)
 		},
 		kernel: func(n int, pw, _ []byte, _ int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool) {
-			if ntok <= 0 || nr <= 0 {
+			f, run := gemmKCall(ggml.IQ4_XS, gemmIQ4XS16BlockB, gemmIQ4XS16PrepB, n, pw, prep, ps, y, ys, ntok, nr, first)
+			if !run {
 				return
-			}
-			if nr > gemmTileRows || ps < n*gemmIQ4XS16PrepB || ys < nr {
-				panic(fmt.Sprintf("kernels: gemm kernel IQ4_XS: %d rows, strides prep %d y %d for %d blocks × %d tokens", nr, ps, ys, n, ntok))
-			}
-			_ = y[(ntok-1)*ys+nr-1]
-			if n <= 0 {
-				if first {
-					for i := 0; i < ntok; i++ {
-						clear(y[i*ys : i*ys+nr])
-					}
-				}
-				return
-			}
-			_ = pw[n*gemmIQ4XS16BlockB-1]
-			_ = prep[(ntok-1)*ps+n*gemmIQ4XS16PrepB-1]
-			f := 0
-			if first {
-				f = 1
 			}
 			gemmKernelIQ4XS16AVX2(n, &pw[0], nil, 0, &prep[0], ps, &y[0], ys*4, ntok, 1<<nr-1, f)
 		},

@@ -278,10 +278,11 @@ func packIQ4XS(n int, w []byte, ws int, dst []byte) {
 // kernel cannot take, proves y, pw and a long enough, and handles the empty
 // cases itself — run is false when there is nothing for the kernel to do
 // (after clearing y's tile when first and n ≤ 0). f is first as the
-// kernels take it (1 or 0). Q8_K activations carry their own scale and sums,
-// so there is no prep to check.
-func gemmKCall(t ggml.Type, blockB, n int, pw, a []byte, as int, y []float32, ys, ntok, nr int, first bool) (f int, run bool) {
-	const abs = len(q8kBlock{})
+// kernels take it (1 or 0). a is what the kernel reads per token: Q8_K
+// activation rows (abs = a Q8_K block; they carry their own scale and sums,
+// so there is no separate prep), or a prep in the activations' place (the
+// int16 IQ4_XS kernel's widened rows, abs = its bytes per block).
+func gemmKCall(t ggml.Type, blockB, abs, n int, pw, a []byte, as int, y []float32, ys, ntok, nr int, first bool) (f int, run bool) {
 	if ntok <= 0 || nr <= 0 {
 		return 0, false
 	}
