@@ -59,3 +59,50 @@ func BenchmarkGemmAlt(b *testing.B) {
 		}
 	}
 }
+
+// gemmRival is one side of benchGemmPair: a packed routine set, the name
+// its GMAC/s metric carries, and the K-range it runs with.
+type gemmRival struct {
+	name string
+	g    *gemmRoutines
+	kb   int
+}
+
+// benchGemmPair compares two packed MatMul routine sets for typ on one
+// thread at TinyLlama's shapes (attention 2048×2048, FFN gate/up 5632×2048,
+// down 2048×5632) and the given batches, alternating one call of each and
+// keeping the smallest process CPU time of each (the ratio to trust on a
+// shared machine), reported as GMAC/s and speedup = old/new time.
+func benchGemmPair(b *testing.B, typ ggml.Type, r *rand.Rand, batches []int, old, cur gemmRival) {
+	for _, sh := range [][2]int{{2048, 2048}, {5632, 2048}, {2048, 5632}} {
+		rows, cols := sh[0], sh[1]
+		w := randWeights(r, typ, rows*cols)
+		for _, nb := range batches {
+			var a []byte
+			for i := 0; i < nb; i++ {
+				a = append(a, encodeAct(typ, randActivations(r, cols))...)
+			}
+			y := make([]float32, rows*nb)
+			ws, _ := RowSize(typ, cols)
+			as, _ := RowSize(ActType(typ), cols)
+			b.Run(fmt.Sprintf("%dx%d/b%d", rows, cols, nb), func(b *testing.B) {
+				p := NewPool(1)
+				defer p.Close()
+				rivals := [2]gemmRival{old, cur}
+				best := [2]time.Duration{1 << 62, 1 << 62}
+				for b.Loop() {
+					for i, v := range rivals {
+						t0 := cpuTime(b, syscall.RUSAGE_SELF)
+						matMulPacked(p, v.g, typ, rows, cols, w, a, nb, y, ws, as, v.kb)
+						best[i] = min(best[i], cpuTime(b, syscall.RUSAGE_SELF)-t0)
+					}
+				}
+				macs := float64(rows) * float64(cols) * float64(nb)
+				for i, v := range rivals {
+					b.ReportMetric(macs/float64(best[i].Nanoseconds()), v.name+"-GMAC/s")
+				}
+				b.ReportMetric(float64(best[0])/float64(best[1]), "speedup")
+			})
+		}
+	}
+}
