@@ -22,6 +22,19 @@ def rss_mib(name):
     return int(m.group(1)) / 1024
 
 
+def variant(name):
+    """The libggml-cpu variant a llama.cpp process loaded (ref.mjs's log), or None."""
+    try:
+        j = json.load(open(os.path.join(d, name + ".json")))
+    except (OSError, ValueError):
+        return None
+    for l in j.get("log_notable", []):
+        m = re.search(r"libggml-cpu-([\w-]+)\.so", l)
+        if m:
+            return m.group(1)
+    return None
+
+
 def figures(name, engine):
     """test label ("pp512", "tg128 @ d2048") -> (mean, sd) tok/s."""
     j = json.load(open(os.path.join(d, name + ".json")))
@@ -40,11 +53,19 @@ def figures(name, engine):
 
 
 # best[(kind, type, engine, kernels)] = {label: (mean, sd), "rss": MiB of the d0/big process}
-best, rounds, order = {}, [], []
+# llama.cpp's kernels column: "default" (its own pick) or "avx2" (restricted
+# to its AVX2 variants, the comparator of memvanta's avx2 path on an AVX-512
+# machine); runs before that split wrote "-" for the default.
+best, rounds, order, variants = {}, [], [], {}
 for line in open(os.path.join(d, "index.tsv")):
     kind, ty, rnd, eng, kp, name = line.rstrip("\n").split("\t")
     if not os.path.exists(os.path.join(d, name + ".json")):
         continue
+    if eng == "llama.cpp":
+        kp = "default" if kp == "-" else kp
+        v = variant(name)
+        if v:
+            variants.setdefault(kp, set()).add(v)
     f = figures(name, eng)
     rss = rss_mib(name)
     rounds.append((kind, ty, rnd, eng, kp, f, rss))
@@ -65,14 +86,21 @@ print(f"## Targets vs llama.cpp ({settings.get('commit', '?')}, {settings.get('c
 print(f"{cfg['threads']} threads; each figure is the best of {cfg['rounds']} alternating rounds of the mean of "
       f"{cfg['reps']} repetitions ({cfg.get('dreps', cfg['reps'])} at depth {D}) (tok/s ± sd); llama.cpp timed by llama_perf; peak RSS = largest round's "
       f"ru_maxrss of the depth-0 process (memvanta resident, F16 KV; llama.cpp node-llama-cpp incl. node).\n")
-summary = []
+summary, cross = [], []
+refkind = lambda kp: kp if any(e == "llama.cpp" and k == kp for (_, _, e, k) in best) else "default"
+vname = lambda rk: "/".join(sorted(variants.get(rk, []))) or "?"
 for kp in kps:
+    rk = refkind(kp)
     print(f"### Kernel path: {kp}\n")
-    print(f"| file | test | memvanta ({kp}) | llama.cpp | ratio | target | met |")
+    print(f"llama.cpp: {'its AVX2 variants only' if rk == 'avx2' else 'its default pick'} (loaded libggml-cpu-{vname(rk)}).\n")
+    print(f"| file | test | memvanta ({kp}) | llama.cpp ({vname(rk)}) | ratio | target | met |")
     print("|---|---|---|---|---|---|---|")
     for ty in order:
-        mv0, rf0 = best.get(("d0", ty, "memvanta", kp)), best.get(("d0", ty, "llama.cpp", "-"))
-        mvd, rfd = best.get(("depth", ty, "memvanta", kp)), best.get(("depth", ty, "llama.cpp", "-"))
+        mv0, rf0 = best.get(("d0", ty, "memvanta", kp)), best.get(("d0", ty, "llama.cpp", rk))
+        mvd, rfd = best.get(("depth", ty, "memvanta", kp)), best.get(("depth", ty, "llama.cpp", rk))
+        rfx = best.get(("d0", ty, "llama.cpp", "default"))
+        if rk != "default" and mv0 and rfx:
+            cross.append((kp, ty, *[mv0[t][0] / rfx[t][0] if t in mv0 and t in rfx and rfx[t][0] > 0 else None for t in (f"pp{P}", f"tg{N}")]))
         if not (mv0 and rf0):
             continue
         ratio = lambda a, b, k: a[k][0] / b[k][0] if a and b and k in a and k in b and b[k][0] > 0 else None
@@ -100,6 +128,9 @@ for kp in kps:
     miss = [f"{ty} {test}" for _, ty, test, met in got if not met]
     print(f"{kp}: {sum(1 for s in got if s[3])}/{len(got)} targets met" + (f"; not met: {', '.join(miss)}" if miss else ""))
 print()
+if cross:
+    print(f"Against llama.cpp's default pick (libggml-cpu-{vname('default')}) instead, not a target: " + "; ".join(
+        f"{kp} {ty} pp{P} " + (f"{a:.2f}×" if a else "—") + f", tg{N} " + (f"{b:.2f}×" if b else "—") for kp, ty, a, b in cross) + "\n")
 
 big = [ty for ty in order if any(k == "big" and t == ty for (k, t, _, _) in best)]
 if big:
@@ -108,8 +139,8 @@ if big:
     print("|---|---|---|---|---|---|---|---|")
     t = f"tg{N7}"
     for ty in big:
-        rf = best.get(("big", ty, "llama.cpp", "-"))
         for kp in kps:
+            rf = best.get(("big", ty, "llama.cpp", refkind(kp)))
             res, bud = best.get(("big", ty, "memvanta", kp)), best.get(("big", ty, "memvanta-budget", kp))
             if not (res and bud and rf and t in res and t in bud and t in rf):
                 continue
@@ -120,6 +151,6 @@ if big:
 
 print("<details><summary>Per round</summary>\n")
 for kind, ty, rnd, eng, kp, f, rss in rounds:
-    label = eng + (f" ({kp})" if kp != "-" else "")
+    label = eng + (f" ({kp})" if kp not in ("-", "default") else "")
     print(f"- {ty} r{rnd} {kind} {label}: " + ", ".join(f"{k} {v[0]:.2f}±{v[1]:.2f}" for k, v in f.items()) + f", {rss:.0f} MiB")
 print("\n</details>")

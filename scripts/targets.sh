@@ -27,6 +27,14 @@
 # least-disturbed round on a shared machine), llama.cpp timed by its own
 # llama_perf counters; peak RSS is the largest round's ru_maxrss of the
 # depth-0 process (both engines sized for P/N tokens of context).
+# llama.cpp picks the best of its CPU variants for the machine. When -k
+# includes avx2 on an AVX-512 machine, memvanta's avx2 path is the proxy for
+# an AVX2-only CPU, so it is compared against llama.cpp restricted to its
+# AVX2 variants: a copy of the reference install (CACHE/ref-avx2, hard links)
+# without the AVX-512 libggml-cpu variants, which then loads haswell (AVX2,
+# FMA, F16C). Those llama.cpp processes run beside the default ones in every
+# round; the table names the variant each loaded (ref.mjs's log_notable),
+# and lists the avx2 path's ratios against the default build too.
 # --7b adds 7B-shaped Q4_K_M and Q4_0 files (by default --embd 4096
 # --layers 32 --heads 32 --kv-heads 32 --ff 11008: a 13.5 GB F16 source):
 # tgN at -c 512, memvanta resident and --mem-budget 512MiB against llama.cpp.
@@ -91,6 +99,25 @@ if [ -z "$mv" ]; then
 fi
 IFS=, read -r -a typelist <<<"$types"
 IFS=, read -r -a klist <<<"${kernels:-default}"
+# reflist: the llama.cpp installs each round runs ("default" = $ref).
+reflist=(default)
+if [[ ",${kernels}," == *,avx2,* ]] && grep -qw avx512f /proc/cpuinfo; then
+    refavx2=$cache/ref-avx2
+    bins=node_modules/@node-llama-cpp/linux-x64/bins/linux-x64
+    if [ ! -f "$refavx2/ref.mjs" ] || [ "$ref/ref.mjs" -nt "$refavx2/ref.mjs" ]; then
+        rm -rf "$refavx2"
+        cp -al "$ref" "$refavx2" 2>/dev/null || cp -a "$ref" "$refavx2"
+    fi
+    for lib in "$refavx2/$bins"/libggml-cpu-*.so; do
+        case ${lib##*/libggml-cpu-} in
+        x64.so | sse42.so | sandybridge.so | ivybridge.so | piledriver.so | haswell.so) ;;
+        *) rm -f "$lib" ;;
+        esac
+    done
+    [ -f "$refavx2/$bins/libggml-cpu-haswell.so" ] || die "$refavx2: no libggml-cpu-haswell.so to compare the avx2 path against"
+    reflist+=(avx2)
+fi
+refdir() { if [ "$1" = avx2 ]; then echo "$refavx2"; else echo "$ref"; fi; }
 t0=$(date +%s)
 log() { printf '[%s +%ds] %s\n' "$(date +%H:%M:%S)" $(($(date +%s) - t0)) "$*" >&2; }
 
@@ -142,10 +169,10 @@ mvrun() { # name kernels bench-args...
     shift 2
     run "$name" "$kp" "$mv" bench -t "$threads" --json "$@"
 }
-refrun() { # name ref.mjs-args...
-    local name=$1
-    shift
-    run "$name" default node "$ref/ref.mjs" "$@"
+refrun() { # name refkind ref.mjs-args...
+    local name=$1 rk=$2
+    shift 2
+    run "$name" default node "$(refdir "$rk")/ref.mjs" "$@"
 }
 
 src=$(synth_src ${shape:+$shape})
@@ -164,7 +191,7 @@ if [ "$prepare" = 1 ]; then
     printf '%s\n' "${files[@]}" "${big_files[@]}"
     exit 0
 fi
-total_n=$((${#files[@]} * rounds * (2 * ${#klist[@]} + 2) + ${#big_files[@]} * rounds * (2 * ${#klist[@]} + 1)))
+total_n=$((${#files[@]} * rounds * (2 * ${#klist[@]} + 2 * ${#reflist[@]}) + ${#big_files[@]} * rounds * (2 * ${#klist[@]} + ${#reflist[@]})))
 tmeas=$(date +%s)
 log "files ready; measuring (${#files[@]} files x $rounds rounds x ${#klist[@]} kernel path(s), -r $reps)"
 
@@ -192,10 +219,12 @@ for f in "${files[@]}"; do
             done
         }
         refside() {
-            refrun "$ty-r$r-ref-d0" bench "$f" -p "$p" -n "$n" --reps "$reps" --threads "$threads"
-            printf 'd0\t%s\t%s\tllama.cpp\t-\t%s\n' "$ty" "$r" "$ty-r$r-ref-d0" >>"$runs/index.tsv"
-            run "$ty-r$r-ref-d$depth" default node "$root/scripts/ref-bench.mjs" "$ref" "$f" -p "$p" -n "$n" -d "$depth" -r "$dreps" -t "$threads"
-            printf 'depth\t%s\t%s\tllama.cpp\t-\t%s\n' "$ty" "$r" "$ty-r$r-ref-d$depth" >>"$runs/index.tsv"
+            for rk in "${reflist[@]}"; do
+                refrun "$ty-r$r-ref-$rk-d0" "$rk" bench "$f" -p "$p" -n "$n" --reps "$reps" --threads "$threads"
+                printf 'd0\t%s\t%s\tllama.cpp\t%s\t%s\n' "$ty" "$r" "$rk" "$ty-r$r-ref-$rk-d0" >>"$runs/index.tsv"
+                run "$ty-r$r-ref-$rk-d$depth" default node "$root/scripts/ref-bench.mjs" "$(refdir "$rk")" "$f" -p "$p" -n "$n" -d "$depth" -r "$dreps" -t "$threads"
+                printf 'depth\t%s\t%s\tllama.cpp\t%s\t%s\n' "$ty" "$r" "$rk" "$ty-r$r-ref-$rk-d$depth" >>"$runs/index.tsv"
+            done
         }
         if [ $((r % 2)) = 1 ]; then mvside; refside; else refside; mvside; fi
     done
@@ -214,8 +243,10 @@ if [ "$big" = 1 ]; then
                 mvrun "$ty-r$r-mv-$kp-budget" "$kp" -m "$f" -p 0 -n "$n7" -r "$reps" -c 512 --mem-budget 512MiB
                 printf 'big\t%s\t%s\tmemvanta-budget\t%s\t%s\n' "$ty" "$r" "$kp" "$ty-r$r-mv-$kp-budget" >>"$runs/index.tsv"
             done
-            refrun "$ty-r$r-ref" bench "$f" -p 0 -n "$n7" --reps "$reps" --threads "$threads" --ctx 512
-            printf 'big\t%s\t%s\tllama.cpp\t-\t%s\n' "$ty" "$r" "$ty-r$r-ref" >>"$runs/index.tsv"
+            for rk in "${reflist[@]}"; do
+                refrun "$ty-r$r-ref-$rk" "$rk" bench "$f" -p 0 -n "$n7" --reps "$reps" --threads "$threads" --ctx 512
+                printf 'big\t%s\t%s\tllama.cpp\t%s\t%s\n' "$ty" "$r" "$rk" "$ty-r$r-ref-$rk" >>"$runs/index.tsv"
+            done
         done
     done
 fi
