@@ -93,9 +93,10 @@ func TestMatMulPackedK(t *testing.T) {
 		colsList = colsList[:3]
 	}
 	// Batches around the kernels' token steps (two at a time for the
-	// K-quants; six, four, two, one for IQ4_XS on AVX2).
-	nbList := []int{1, 2, 3, 4, 5, 6, 7, 9, 10, 13}
-	const maxRows, maxNB = 33, 13
+	// K-quants; six, four, two, one for IQ4_XS on AVX2; twelve, eight,
+	// four, two, one on AVX-512: 25 = 12+12+1, 23 = 12+8+2+1).
+	nbList := []int{1, 2, 3, 4, 5, 6, 7, 9, 10, 13, 23, 25}
+	const maxRows, maxNB = 33, 25
 	pools := map[int]*Pool{1: NewPool(1), 2: NewPool(2)}
 	defer pools[1].Close()
 	defer pools[2].Close()
