@@ -5,7 +5,19 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
+
+// poolSpin is how long an idle worker polls for the next job, and the
+// caller for its helpers to finish, before parking. Generation dispatches a
+// few hundred Runs per token with a few microseconds of serial work between
+// them; a parked goroutine takes ~15 µs to wake on a 2-vCPU VM (futex wake
+// of its thread), which at ~25 ms per token was several percent of it. The
+// poll yields (runtime.Gosched) between checks, so a goroutine the spinner's
+// P holds up (the budget prefetcher, the output writer) runs at once, and
+// after poolSpin of nothing the worker parks as before: an idle pool costs
+// no CPU.
+const poolSpin = 200 * time.Microsecond
 
 // Pool is a fixed set of worker goroutines reused across calls, so a matvec
 // (hundreds per token) costs a channel send per worker instead of goroutine
@@ -42,6 +54,7 @@ type job struct {
 	n      int
 	grain  int
 	next   atomic.Int64
+	left   atomic.Int32 // helpers still running; polled before done.Wait parks
 	done   sync.WaitGroup
 	failed atomic.Pointer[any] // first panic value of a helper
 }
@@ -77,9 +90,34 @@ func (p *Pool) Threads() int {
 func (p *Pool) worker() {
 	defer p.exited.Done()
 	debug.SetPanicOnFault(true)
-	for j := range p.jobs {
+	for {
+		j, ok := p.nextJob()
+		if !ok {
+			return
+		}
 		j.helpSafely()
 	}
+}
+
+// nextJob polls the queue for up to poolSpin, then blocks on it; false once
+// Close has closed it.
+func (p *Pool) nextJob() (*job, bool) {
+	var start time.Time
+	for i := 0; ; i++ {
+		select {
+		case j, ok := <-p.jobs:
+			return j, ok
+		default:
+		}
+		if i == 0 {
+			start = time.Now()
+		} else if time.Since(start) > poolSpin {
+			break
+		}
+		runtime.Gosched()
+	}
+	j, ok := <-p.jobs
+	return j, ok
 }
 
 // helpSafely runs the job on a helper and records a panic (a memory fault
@@ -90,6 +128,7 @@ func (j *job) helpSafely() {
 			j.failed.CompareAndSwap(nil, &r)
 			j.next.Store(int64(j.n)) // the other goroutines stop taking chunks
 		}
+		j.left.Add(-1)
 		j.done.Done()
 	}()
 	j.work()
@@ -130,6 +169,7 @@ func (p *Pool) Run(n, grain int, f func(lo, hi int)) {
 	j := &job{f: f, n: n, grain: grain}
 	helpers := min(p.threads-1, (n+grain-1)/grain-1)
 	j.done.Add(helpers)
+	j.left.Store(int32(helpers))
 	for i := 0; i < helpers; i++ {
 		p.jobs <- j
 	}
@@ -144,8 +184,21 @@ func (p *Pool) Run(n, grain int, f func(lo, hi int)) {
 // panics, so no helper is still writing into the caller's buffers when the
 // panic unwinds past Run.
 func (j *job) workCaller() {
-	defer j.done.Wait()
+	defer j.wait()
 	j.work()
+}
+
+// wait polls for the helpers for up to poolSpin (they take chunks from the
+// same counter, so they usually finish within microseconds of the caller),
+// then parks in done.Wait, which also orders their writes before ours.
+func (j *job) wait() {
+	if j.left.Load() > 0 {
+		start := time.Now()
+		for j.left.Load() > 0 && time.Since(start) < poolSpin {
+			runtime.Gosched()
+		}
+	}
+	j.done.Wait()
 }
 
 // Close stops the workers and waits for them to exit. It is idempotent; Run
