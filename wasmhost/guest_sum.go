@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "68fd4f5bb89484956f17b157f1ec0e89674550af3b1bbc41cec7272e871cce40"
+const guestSHA256 = "a0e2e1dbbffd61cc25b04dd4c851690acd260acd7ab802b1eba35ba75fb5162e"
