@@ -86,20 +86,28 @@ var avx2Rows = []archRow{
 // same float instructions (KDMIN/KFINISH_MIN, KD + VFMADD231SS), so they are
 // bit-identical to the AVX2 dots and hence to those routines
 // (TestDotRows4MatchesDot checks it on every AVX-512 machine it runs on).
-// The packed K-quant and IQ4_NL MatMuls are AVX2 code and are inherited;
-// Q4_0 and Q8_0 pack for AVX-512 VNNI (one kernel and activation prep, a
-// packer per type).
+// The packed Q4_K, Q5_K, Q6_K and Q3_K MatMuls keep the AVX2 layouts and
+// Go packers and run AVX-512 VNNI kernels on them (gemmk512_amd64.go: one
+// for the Q4_K/Q5_K layout, one for Q6_K's, bit-identical to the AVX2
+// packed path; BenchmarkGemmKAVX512Alt, one thread: Q4_K 1.4-1.5× at batch
+// 32, 1.95-2.07× at 512; Q6_K 1.4-1.5× and 2.16-2.28×). The Q2_K and IQ4_NL
+// packed MatMuls are AVX2 code and are inherited; Q4_0 and Q8_0 pack for
+// AVX-512 VNNI (one kernel and activation prep, a packer per type).
 var avx512Rows = []archRow{
 	{t: ggml.Q4_0, dot: dotQ4_0Q8_0AVX512, dot4: dot4Q4_0Q8_0AVX512, rows4: dotRows4Q4_0Q8_0AVX512,
 		gemm: gemm32(8, gemmPackQ4_0, gemmKernel)},
 	{t: ggml.Q8_0, dot: dotQ8_0Q8_0AVX512, dot4: dot4Q8_0Q8_0AVX512, rows4: dotRows4Q8_0Q8_0AVX512,
 		gemm: gemm32(128, gemmPackQ8_0, gemmKernel)},
 	{t: ggml.F16, dot: dotF16AVX512},
-	{t: ggml.Q4_K, dot: dotQ4_KQ8_KAVX512, rows4: dotRows4Q4_KQ8_KAVX2},
-	{t: ggml.Q6_K, dot: dotQ6_KQ8_KAVX512, rows4: dotRows4Q6_KQ8_KAVX2},
-	{t: ggml.Q5_K, dot: dotQ5_KQ8_KAVX512, rows4: dotRows4Q5_KQ8_KAVX2},
+	{t: ggml.Q4_K, dot: dotQ4_KQ8_KAVX512, rows4: dotRows4Q4_KQ8_KAVX2,
+		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ4K, gemmKernelQ4KAVX512, gemmQ4KMinBatch)},
+	{t: ggml.Q6_K, dot: dotQ6_KQ8_KAVX512, rows4: dotRows4Q6_KQ8_KAVX2,
+		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ6K, gemmKernelQ6KAVX512, gemmQ6KMinBatch)},
+	{t: ggml.Q5_K, dot: dotQ5_KQ8_KAVX512, rows4: dotRows4Q5_KQ8_KAVX2,
+		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ5K, gemmKernelQ4KAVX512, gemmQ5KMinBatch)},
 	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX512, rows4: dotRows4Q2_KQ8_KAVX2},
-	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX512, rows4: dotRows4Q3_KQ8_KAVX2},
+	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX512, rows4: dotRows4Q3_KQ8_KAVX2,
+		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ3K, gemmKernelQ6KAVX512, gemmQ3KMinBatch)},
 	{t: ggml.Q4_1, dot: dotQ4_1Q8_1AVX512},
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX512},
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX512},
