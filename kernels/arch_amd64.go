@@ -74,10 +74,11 @@ var avx2Rows = []archRow{
 // 1.2×. An AVX-512 F32 dot lost to AVX2 (a row pair overflows L1 either way),
 // so F32 stays on AVX2. IQ4_NL has no AVX-512 routine (the machine it was
 // written on had no AVX-512 to test one), so the avx512 path inherits its
-// AVX2 routines; so does IQ4_XS except for its packed MatMul, which keeps
-// the AVX2 int16 layout, packer and prep and swaps in a VPDPWSSD kernel
-// (gemmiq4xs_avx512_amd64.s: 1.6-2.0× the AVX2 kernel in
-// BenchmarkGemmIQ4XSAVX512, outputs bit-identical). A row with a dot
+// AVX2 routines; so does IQ4_XS except for its packed MatMul, which packs
+// bytes for VPDPBUSD with a per-sub-block VPMULLD scale
+// (gemmiq4xs8_amd64.go; outputs bit-identical to the AVX2 int16 kernel's;
+// 2.9-3.2× it at 128-512 tokens in BenchmarkGemmIQ4XSAVX512, where a
+// VPDPWSSD kernel on the int16 layout reached 1.8-2.0×). A row with a dot
 // drops avx2's dot4/rows4 for that type (derive): only the ones listed
 // here, written against the AVX-512 dot, apply. The K-quant rows keep the
 // AVX2 four-weight-row routines (rows4k_amd64.s): the AVX-512 K-quant dots
@@ -112,7 +113,7 @@ var avx512Rows = []archRow{
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX512},
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX512},
 	{t: ggml.BF16, dot: dotBF16AVX512},
-	{t: ggml.IQ4_XS, gemm: newGemmIQ4XS16AVX512},
+	{t: ggml.IQ4_XS, gemm: newGemmIQ4XS8AVX512},
 }
 
 //go:noescape

@@ -92,19 +92,7 @@ func packIQ4XS16Go(n int, w []byte, ws int, dst []byte) {
 // newGemmIQ4XS16 is the packed IQ4_XS MatMul in the int16 layout: Go
 // packer, AVX2 prep and kernel, with the bounds discipline of newGemm (the
 // kernel reads the activation only through the prep).
-func newGemmIQ4XS16(ggml.Type) *gemmRoutines { return gemmIQ4XS16With(gemmKernelIQ4XS16AVX2) }
-
-// newGemmIQ4XS16AVX512 is newGemmIQ4XS16 with the AVX-512 kernel (same
-// layout, packer and prep; outputs bit-identical to the AVX2 kernel's).
-func newGemmIQ4XS16AVX512(ggml.Type) *gemmRoutines {
-	return gemmIQ4XS16With(gemmKernelIQ4XS16AVX512)
-}
-
-// gemmIQ4XS16Kernel is the signature of the int16-layout IQ4_XS kernels.
-type gemmIQ4XS16Kernel func(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
-
-// gemmIQ4XS16With is the int16-layout IQ4_XS routine set around kernel.
-func gemmIQ4XS16With(kernel gemmIQ4XS16Kernel) *gemmRoutines {
+func newGemmIQ4XS16(ggml.Type) *gemmRoutines {
 	const abs = len(q8kBlock{})
 	return &gemmRoutines{
 		blockB: gemmIQ4XS16BlockB, prepB: gemmIQ4XS16PrepB, kb: gemmIQ4XS16KB, minBatch: gemmIQ4XSMinBatch, prepByToken: true,
@@ -125,7 +113,7 @@ func gemmIQ4XS16With(kernel gemmIQ4XS16Kernel) *gemmRoutines {
 			if !run {
 				return
 			}
-			kernel(n, &pw[0], nil, 0, &prep[0], ps, &y[0], ys*4, ntok, 1<<nr-1, f)
+			gemmKernelIQ4XS16AVX2(n, &pw[0], nil, 0, &prep[0], ps, &y[0], ys*4, ntok, 1<<nr-1, f)
 		},
 	}
 }
@@ -138,6 +126,3 @@ func gemmPrepQ8KI16AVX2(nblk int, a *byte, dst *byte, stride int)
 
 //go:noescape
 func gemmKernelIQ4XS16AVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
-
-//go:noescape
-func gemmKernelIQ4XS16AVX512(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
