@@ -107,10 +107,38 @@ func prepQ8KI8Go(a, dst []byte) {
 	}
 }
 
+// gemmIQ4XS8PFIters is how many super-block iterations the byte kernel
+// makes for n super-blocks and ntok tokens: n per token group (12 at a
+// time, then one each of 8, 4, 2, 1 as the rest needs).
+func gemmIQ4XS8PFIters(n, ntok int) int {
+	g, rest := ntok/12, ntok%12
+	for _, t := range []int{8, 4, 2, 1} {
+		if rest >= t {
+			g, rest = g+1, rest-t
+		}
+	}
+	return n * g
+}
+
 // newGemmIQ4XS8AVX512 is the packed IQ4_XS MatMul in the byte layout, with
-// the bounds discipline of newGemmIQ4XS16.
+// the bounds discipline of newGemmIQ4XS16, and kernelPF: the kernel
+// prefetching the next tile's weight rows (contiguous when a K-range is a
+// whole row) across its super-block iterations, so the next pack finds
+// them in cache instead of waiting for memory (the pack's loads were where
+// its profile samples sat).
 func newGemmIQ4XS8AVX512(ggml.Type) *gemmRoutines {
 	const abs = len(q8kBlock{})
+	kernel := func(n int, pw []byte, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool, next []byte, step int) {
+		f, run := gemmKCall(ggml.IQ4_XS, gemmIQ4XS8BlockB, gemmIQ4XS8PrepB, n, pw, prep, ps, y, ys, ntok, nr, first)
+		if !run {
+			return
+		}
+		pf := &pw[0]
+		if step > 0 {
+			pf = &next[0]
+		}
+		gemmKernelIQ4XS8AVX512(n, &pw[0], nil, 0, &prep[0], ps, &y[0], ys*4, ntok, 1<<nr-1, f, pf, step)
+	}
 	return &gemmRoutines{
 		blockB: gemmIQ4XS8BlockB, prepB: gemmIQ4XS8PrepB, kb: gemmIQ4XS8KB, minBatch: gemmIQ4XSMinBatch, prepByToken: true,
 		pack: packIQ4XS8,
@@ -126,11 +154,12 @@ func newGemmIQ4XS8AVX512(ggml.Type) *gemmRoutines {
 			gemmPrepQ8KI8AVX512(n, &a[0], &dst[0], stride)
 		},
 		kernel: func(n int, pw, _ []byte, _ int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool) {
-			f, run := gemmKCall(ggml.IQ4_XS, gemmIQ4XS8BlockB, gemmIQ4XS8PrepB, n, pw, prep, ps, y, ys, ntok, nr, first)
-			if !run {
-				return
-			}
-			gemmKernelIQ4XS8AVX512(n, &pw[0], nil, 0, &prep[0], ps, &y[0], ys*4, ntok, 1<<nr-1, f)
+			kernel(n, pw, prep, ps, y, ys, ntok, nr, first, nil, 0)
+		},
+		kernelPF: func(n int, pw, _ []byte, _ int, prep []byte, ps int, y []float32, ys, ntok, nr int, first bool, next []byte) {
+			// Three lines per iteration: the last hint, (iters−1)·step
+			// + 128, stays inside next (gemmPFStep).
+			kernel(n, pw, prep, ps, y, ys, ntok, nr, first, next, gemmPFStep(gemmIQ4XS8PFIters(n, ntok), len(next)))
 		},
 	}
 }
@@ -142,4 +171,4 @@ func gemmPackIQ4XS8AVX2(nblk int, w *byte, ws int, dst *byte)
 func gemmPrepQ8KI8AVX512(nblk int, a *byte, dst *byte, stride int)
 
 //go:noescape
-func gemmKernelIQ4XS8AVX512(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+func gemmKernelIQ4XS8AVX512(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)

@@ -528,13 +528,25 @@
 	VFMADD231PS Z26, Z12, Z27; \
 	VMOVUPS Z27, 0(SP)
 
-// func gemmKernelIQ4XS8AVX512(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+// Three lines of the next tile's weights from the pointer at 768(SP),
+// which then advances by pfstep: once per super-block of every group.
+#define PFNEXT \
+	MOVQ 768(SP), R8; \
+	PREFETCHT0 (R8); \
+	PREFETCHT0 64(R8); \
+	PREFETCHT0 128(R8); \
+	ADDQ pfstep+96(FP), R8; \
+	MOVQ R8, 768(SP)
+
+// func gemmKernelIQ4XS8AVX512(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)
 //
 // The gemmKernel contract for the byte layout with a token-major prep:
 // token t's block i at prep + t·pstride + 296·i (a unused), outputs at
 // y + t·ys (ys in bytes), rows selected by the 16-bit mask, from zero if
-// first. nblk ≥ 1 (gemmKCall).
-TEXT ·gemmKernelIQ4XS8AVX512(SB), NOSPLIT, $768-88
+// first. nblk ≥ 1 (gemmKCall). Prefetches pf + i·pfstep, +64, +128 at its
+// i-th super-block iteration (gemmIQ4XS8PFIters in all; pfstep 0 keeps
+// hinting the same lines).
+TEXT ·gemmKernelIQ4XS8AVX512(SB), NOSPLIT, $776-104
 	MOVQ prep+32(FP), R12
 	MOVQ pstride+40(FP), R9
 	LEAQ (R9)(R9*2), R10
@@ -544,6 +556,8 @@ TEXT ·gemmKernelIQ4XS8AVX512(SB), NOSPLIT, $768-88
 	MOVQ ntok+64(FP), AX
 	MOVQ mask+72(FP), DX
 	KMOVW DX, K1
+	MOVQ pf+88(FP), R8
+	MOVQ R8, 768(SP)
 b12group:
 	CMPQ AX, $12
 	JLT b8group
@@ -607,6 +621,7 @@ b12start:
 	MOVQ R12, DI
 	LEAQ (R12)(R10*2), R13
 b12block:
+	PFNEXT
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
@@ -721,6 +736,7 @@ b8start:
 	MOVQ R12, DI
 	LEAQ (R12)(R10*2), R13
 b8block:
+	PFNEXT
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
@@ -802,6 +818,7 @@ b4start:
 	MOVQ pw+8(FP), SI
 	MOVQ R12, DI
 b4block:
+	PFNEXT
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
@@ -857,6 +874,7 @@ b2start:
 	MOVQ pw+8(FP), SI
 	MOVQ R12, DI
 b2block:
+	PFNEXT
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	MOVQ $8, DX
@@ -900,6 +918,7 @@ b1start:
 	MOVQ pw+8(FP), SI
 	MOVQ R12, DI
 b1block:
+	PFNEXT
 	VPXORD Z12, Z12, Z12
 	MOVQ $8, DX
 b1sub:
