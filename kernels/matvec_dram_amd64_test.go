@@ -179,6 +179,7 @@ func threadCPU(b *testing.B) time.Duration {
 // by other jobs, closest to what a quiet machine gives) and the ratios
 // rows4/read and rows4/rows1 of those. Two threads unless -cpu says
 // otherwise (GOMAXPROCS); ring and matrices as BenchmarkArchMatVecDRAM.
+// The MatVecs run on the avx2 path, or the one MEMVANTA_KERNELS names.
 func BenchmarkArchRows4DRAM(b *testing.B) {
 	r := rand.New(rand.NewPCG(7, 8))
 	rows, cols := 4096, 11008
@@ -189,7 +190,11 @@ func BenchmarkArchRows4DRAM(b *testing.B) {
 			b.Fatalf("MEMVANTA_DRAM_SHAPE=%q: want \"ROWS COLS\", COLS a multiple of 256", v)
 		}
 	}
-	k, err := ByName("avx2")
+	path := "avx2"
+	if v := os.Getenv("MEMVANTA_KERNELS"); v != "" {
+		path = v
+	}
+	k, err := ByName(path)
 	if err != nil {
 		b.Skip(err)
 	}
