@@ -93,8 +93,9 @@ var avx2Rows = []archRow{
 // Q6_K 0.83, Q3_K 0.75, Q2_K 0.90; Q4_K 0.99, 1.15 at 2048×2048), and
 // Q6_K tg64 of a TinyLlama-shaped file rose 10–15% without it.
 // The packed Q4_K, Q5_K, Q6_K and Q3_K MatMuls keep the AVX2 layouts and
-// packers (Q4_K's by gathers in assembly, packQ4KAVX512: 1.67× the MatMul at
-// batch 32, 1.04-1.09× at 512) and run AVX-512 VNNI kernels on them (gemmk512_amd64.go: one
+// packers (Q4_K's, Q5_K's and Q6_K's repacked by gathers in assembly,
+// gemmk512_amd64.go: 1.5-2.2× the MatMul at batch 32, 1.04-1.18× at 512)
+// and run AVX-512 VNNI kernels on them (gemmk512_amd64.go: one
 // for the Q4_K/Q5_K layout, one for Q6_K's, bit-identical to the AVX2
 // packed path; BenchmarkGemmKAVX512Alt, one thread: Q4_K 1.4-1.5× at batch
 // 32, 1.95-2.07× at 512; Q6_K 1.4-1.5× and 2.16-2.28×). The Q2_K and IQ4_NL
@@ -109,9 +110,9 @@ var avx512Rows = []archRow{
 	{t: ggml.Q4_K, dot: dotQ4_KQ8_KAVX512, rows4: dotRows4Q4_KQ8_KAVX2,
 		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ4KAVX512, gemmKernelQ4KAVX512, gemmQ4KMinBatch)},
 	{t: ggml.Q6_K, dot: dotQ6_KQ8_KAVX512,
-		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ6K, gemmKernelQ6KAVX512, gemmQ6KMinBatch)},
+		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ6KAVX512, gemmKernelQ6KAVX512, gemmQ6KMinBatch)},
 	{t: ggml.Q5_K, dot: dotQ5_KQ8_KAVX512,
-		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ5K, gemmKernelQ4KAVX512, gemmQ5KMinBatch)},
+		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ5KAVX512, gemmKernelQ4KAVX512, gemmQ5KMinBatch)},
 	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX512},
 	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX512,
 		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ3K, gemmKernelQ6KAVX512, gemmQ3KMinBatch)},

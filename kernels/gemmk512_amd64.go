@@ -56,3 +56,38 @@ func packQ4KAVX512(n int, w []byte, ws int, dst []byte) {
 
 //go:noescape
 func gemmPackQ4KAVX512(nblk int, w *byte, ws int, dst *byte)
+
+// packQ5KAVX512 is packQ5K by gathers (gemmPackQ5KAVX512), with
+// packQ4KAVX512's exception for signaling-NaN scales.
+func packQ5KAVX512(n int, w []byte, ws int, dst []byte) {
+	if n <= 0 {
+		return
+	}
+	if ws < n*176 || !gemmFits(ws) {
+		panic(fmt.Sprintf("kernels: gemm pack Q5_K: row stride %d for %d blocks", ws, n))
+	}
+	_ = w[(gemmTileRows-1)*ws+n*176-1]
+	_ = dst[n*gemmQ4KBlockB-1]
+	gemmPackQ5KAVX512(n, &w[0], ws, &dst[0])
+}
+
+// packQ6KAVX512 is packQ6K by gathers (gemmPackQ6KAVX512), with
+// packQ4KAVX512's exception for a signaling-NaN d. It reads d as the high
+// half of the dword at 206, inside the 210-byte block.
+func packQ6KAVX512(n int, w []byte, ws int, dst []byte) {
+	if n <= 0 {
+		return
+	}
+	if ws < n*210 || !gemmFits(ws) {
+		panic(fmt.Sprintf("kernels: gemm pack Q6_K: row stride %d for %d blocks", ws, n))
+	}
+	_ = w[(gemmTileRows-1)*ws+n*210-1]
+	_ = dst[n*gemmQ6KBlockB-1]
+	gemmPackQ6KAVX512(n, &w[0], ws, &dst[0])
+}
+
+//go:noescape
+func gemmPackQ5KAVX512(nblk int, w *byte, ws int, dst *byte)
+
+//go:noescape
+func gemmPackQ6KAVX512(nblk int, w *byte, ws int, dst *byte)

@@ -34,8 +34,8 @@ func gemmKAVX512Pairs() []struct {
 		avx2, avx512 *gemmRoutines
 	}{
 		mk(ggml.Q4_K, gemmQ4KBlockB, gemmQ4KKB, packQ4K, packQ4KAVX512, gemmKernelQ4KAVX2, gemmKernelQ4KAVX512),
-		mk(ggml.Q5_K, gemmQ4KBlockB, gemmQ4KKB, packQ5K, packQ5K, gemmKernelQ5KAVX2, gemmKernelQ4KAVX512),
-		mk(ggml.Q6_K, gemmQ6KBlockB, gemmQ6KKB, packQ6K, packQ6K, gemmKernelQ6KAVX2, gemmKernelQ6KAVX512),
+		mk(ggml.Q5_K, gemmQ4KBlockB, gemmQ4KKB, packQ5K, packQ5KAVX512, gemmKernelQ5KAVX2, gemmKernelQ4KAVX512),
+		mk(ggml.Q6_K, gemmQ6KBlockB, gemmQ6KKB, packQ6K, packQ6KAVX512, gemmKernelQ6KAVX2, gemmKernelQ6KAVX512),
 		mk(ggml.Q3_K, gemmQ6KBlockB, gemmQ6KKB, packQ3K, packQ3K, gemmKernelQ6KAVX2, gemmKernelQ6KAVX512),
 	}
 }
@@ -106,52 +106,74 @@ func BenchmarkGemmKAVX512Alt(b *testing.B) {
 			benchGemmPair(b, c.typ, r, []int{32, 512}, gemmRival{"avx2", c.avx2, c.avx2.kb}, gemmRival{"avx512", c.avx512, c.avx512.kb})
 		})
 	}
-	// The gather packer against packQ4K, both with the AVX-512 kernel.
-	b.Run("Q4_K-pack", func(b *testing.B) {
-		gop := newGemmK(ggml.Q4_K, gemmQ4KBlockB, gemmQ4KKB, packQ4K, gemmKernelQ4KAVX512, 16)
-		asm := newGemmK(ggml.Q4_K, gemmQ4KBlockB, gemmQ4KKB, packQ4KAVX512, gemmKernelQ4KAVX512, 16)
-		benchGemmPair(b, ggml.Q4_K, r, []int{32, 512}, gemmRival{"gopack", gop, gop.kb}, gemmRival{"asmpack", asm, asm.kb})
-	})
+	// The gather packers against the Go ones, both with the AVX-512 kernel.
+	for _, c := range []struct {
+		typ          ggml.Type
+		blockB, kb   int
+		goPack, pack func(n int, w []byte, ws int, dst []byte)
+		kernel       asmKernel
+	}{
+		{ggml.Q4_K, gemmQ4KBlockB, gemmQ4KKB, packQ4K, packQ4KAVX512, gemmKernelQ4KAVX512},
+		{ggml.Q5_K, gemmQ4KBlockB, gemmQ4KKB, packQ5K, packQ5KAVX512, gemmKernelQ4KAVX512},
+		{ggml.Q6_K, gemmQ6KBlockB, gemmQ6KKB, packQ6K, packQ6KAVX512, gemmKernelQ6KAVX512},
+	} {
+		b.Run(c.typ.String()+"-pack", func(b *testing.B) {
+			gop := newGemmK(c.typ, c.blockB, c.kb, c.goPack, c.kernel, 16)
+			asm := newGemmK(c.typ, c.blockB, c.kb, c.pack, c.kernel, 16)
+			benchGemmPair(b, c.typ, r, []int{32, 512}, gemmRival{"gopack", gop, gop.kb}, gemmRival{"asmpack", asm, asm.kb})
+		})
+	}
 }
 
-// TestGemmPackQ4KAVX512MatchesGo: the gather packer writes packQ4K's bytes
-// for arbitrary bytes in the weights (every d / dmin pattern, scale codes,
-// nibbles), widths of 1 to 17 super-blocks and padded row strides, with a
-// signaling-NaN fp16 d or dmin packed as its quiet NaN; and it writes
-// nothing past n super-blocks.
-func TestGemmPackQ4KAVX512MatchesGo(t *testing.T) {
+// TestGemmPackKAVX512MatchesGo: the gather packers write the Go packers'
+// bytes for arbitrary bytes in the weights (every d / dmin pattern, scale
+// codes, quants and high bits), widths of 1 to 17 super-blocks and padded row
+// strides, with a signaling-NaN fp16 d or dmin packed as its quiet NaN; and
+// they write nothing past n super-blocks.
+func TestGemmPackKAVX512MatchesGo(t *testing.T) {
 	if !cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL, cpuid.AVX512VNNI) {
 		t.Skip("no AVX-512 VNNI")
 	}
 	r := rand.New(rand.NewPCG(545, 546))
-	for _, n := range []int{1, 2, 3, 5, 8, 17} {
-		for _, pad := range []int{0, 1, 144 * 3} {
-			ws := n*144 + pad
-			w := rawBytes(r, 15*ws+n*144)
-			want := make([]byte, n*gemmQ4KBlockB)
-			packQ4K(n, w, ws, want)
-			for b := 0; b < n; b++ {
-				for _, f := range []int{gemmQ4KD, gemmQ4KDmin} {
-					for row := 0; row < 16; row++ {
-						o := want[b*gemmQ4KBlockB+f+4*row:]
-						v := binary.LittleEndian.Uint32(o)
-						if v&0x7f800000 == 0x7f800000 && v&0x7fffff != 0 {
-							binary.LittleEndian.PutUint32(o, v|0x400000)
+	for _, c := range []struct {
+		typ          ggml.Type
+		bs, blockB   int
+		floats       []int
+		goPack, pack func(n int, w []byte, ws int, dst []byte)
+	}{
+		{ggml.Q4_K, 144, gemmQ4KBlockB, []int{gemmQ4KD, gemmQ4KDmin}, packQ4K, packQ4KAVX512},
+		{ggml.Q5_K, 176, gemmQ4KBlockB, []int{gemmQ4KD, gemmQ4KDmin}, packQ5K, packQ5KAVX512},
+		{ggml.Q6_K, 210, gemmQ6KBlockB, []int{gemmQ6KD}, packQ6K, packQ6KAVX512},
+	} {
+		for _, n := range []int{1, 2, 3, 5, 8, 17} {
+			for _, pad := range []int{0, 1, c.bs * 3} {
+				ws := n*c.bs + pad
+				w := rawBytes(r, 15*ws+n*c.bs)
+				want := make([]byte, n*c.blockB)
+				c.goPack(n, w, ws, want)
+				for b := 0; b < n; b++ {
+					for _, f := range c.floats {
+						for row := 0; row < 16; row++ {
+							o := want[b*c.blockB+f+4*row:]
+							v := binary.LittleEndian.Uint32(o)
+							if v&0x7f800000 == 0x7f800000 && v&0x7fffff != 0 {
+								binary.LittleEndian.PutUint32(o, v|0x400000)
+							}
 						}
 					}
 				}
-			}
-			got := rawBytes(r, (n+1)*gemmQ4KBlockB)
-			guard := append([]byte(nil), got[n*gemmQ4KBlockB:]...)
-			packQ4KAVX512(n, w, ws, got[:n*gemmQ4KBlockB])
-			for i := range want {
-				if got[i] != want[i] {
-					b, o := i/gemmQ4KBlockB, i%gemmQ4KBlockB
-					t.Fatalf("n=%d ws=%d: super-block %d byte %d = %#x, packQ4K %#x", n, ws, b, o, got[i], want[i])
+				got := rawBytes(r, (n+1)*c.blockB)
+				guard := append([]byte(nil), got[n*c.blockB:]...)
+				c.pack(n, w, ws, got[:n*c.blockB])
+				for i := range want {
+					if got[i] != want[i] {
+						b, o := i/c.blockB, i%c.blockB
+						t.Fatalf("%s n=%d ws=%d: super-block %d byte %d = %#x, Go packer %#x", c.typ, n, ws, b, o, got[i], want[i])
+					}
 				}
-			}
-			if !bytes.Equal(got[n*gemmQ4KBlockB:], guard) {
-				t.Fatalf("n=%d ws=%d: wrote past %d super-blocks", n, ws, n)
+				if !bytes.Equal(got[n*c.blockB:], guard) {
+					t.Fatalf("%s n=%d ws=%d: wrote past %d super-blocks", c.typ, n, ws, n)
+				}
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strings"
 )
 
 var out bytes.Buffer
@@ -175,6 +176,9 @@ func kernel(k kind) {
 	p("KMOVW DX, K1")
 	p("LEAQ (R9)(R9*2), R10")
 	groups := []int{8, 4, 2, 1}
+	if os.Getenv("HACK4") != "" {
+		groups = groups[1:]
+	}
 	for i, T := range groups {
 		pre := fmt.Sprintf("%s_%d", n, T)
 		next := n + "_done"
@@ -227,10 +231,16 @@ func kernel(k kind) {
 	p("RET")
 }
 
-// packQ4K writes gemmPackQ4KAVX512: packQ4K's layout (gemmk.go) by dword
-// gathers across the 16 rows (Z31 = row offsets r·ws).
-func packQ4K() {
-	out.WriteString(`
+// packQ4K writes gemmPackQ4KAVX512 (q5: gemmPackQ5KAVX512): packQ4K's
+// (packQ5K's) layout (gemmk.go) by dword gathers across the 16 rows (Z31 =
+// row offsets r·ws).
+func packQ4K(q5 bool) {
+	name, bs, qoff := "gemmPackQ4KAVX512", 144, 16
+	if q5 {
+		name, bs, qoff = "gemmPackQ5KAVX512", 176, 48
+	}
+	if !q5 {
+		out.WriteString(`
 // Byte-shuffle controls for the Q4_K scale / min pairs: dword lane k of a
 // 128-bit lane gets (byte 4k+s, 0, byte 4k+s, 0), the int16 pair (v, v).
 DATA q4kPair<>+0(SB)/8, $0x8004800480008000
@@ -259,43 +269,27 @@ DATA q4k3f<>+0(SB)/4, $0x3f3f3f3f
 GLOBL q4k3f<>(SB), RODATA|NOPTR, $4
 DATA q4k03<>+0(SB)/4, $0x03030303
 GLOBL q4k03<>(SB), RODATA|NOPTR, $4
-
-// func gemmPackQ4KAVX512(nblk int, w *byte, ws int, dst *byte)
-TEXT ·gemmPackQ4KAVX512(SB), NOSPLIT, $0-32
+DATA q4k10<>+0(SB)/4, $0x10101010
+GLOBL q4k10<>(SB), RODATA|NOPTR, $4
+DATA q4k30<>+0(SB)/4, $0x30303030
+GLOBL q4k30<>(SB), RODATA|NOPTR, $4
 `)
-	p("MOVQ nblk+0(FP), CX")
-	p("MOVQ w+8(FP), SI")
-	p("MOVQ ws+16(FP), R9")
-	p("MOVQ dst+24(FP), DI")
-	p("LEAQ (R9)(R9*2), R10")
-	p("LEAQ (SI)(R9*4), R8")
-	p("LEAQ (R8)(R9*4), R11")
-	p("LEAQ (R11)(R9*4), R12")
-	p("VMOVDQU64 q4kIota<>(SB), Z31")
-	p("VPBROADCASTD R9, Z30")
-	p("VPMULLD Z30, Z31, Z31")
-	p("VPBROADCASTD q4k0f<>(SB), Z30")
+	}
+	fmt.Fprintf(&out, "\n// func %s(nblk int, w *byte, ws int, dst *byte)\nTEXT ·%s(SB), NOSPLIT, $0-32\n", name, name)
+	packPrologue()
+	pl := strings.ToLower(name)
 	p("VPBROADCASTD q4k3f<>(SB), Z29")
 	p("VPBROADCASTD q4k03<>(SB), Z28")
 	for s := 0; s < 4; s++ {
 		p("VBROADCASTI32X4 q4kPair<>+%d(SB), Z%d", 16*s, 24+s)
 	}
+	if q5 {
+		p("VPBROADCASTD q4k10<>(SB), Z3")
+	}
 	p("TESTQ CX, CX")
-	p("JZ q4kpdone")
-	label("q4kploop")
-	for _, d := range []int{576, 640, 704} {
-		for _, b := range []string{"SI", "R8", "R11", "R12"} {
-			p("PREFETCHT0 %d(%s)", d, b)
-			p("PREFETCHT0 %d(%s)(R9*1)", d, b)
-			p("PREFETCHT0 %d(%s)(R9*2)", d, b)
-			p("PREFETCHT0 %d(%s)(R10*1)", d, b)
-		}
-	}
-	gather := func(off int, z string) {
-		p("KXNORW K1, K1, K1")
-		p("VPXORD %s, %s, %s", z, z, z)
-		p("VPGATHERDD %d(SI)(Z31*1), K1, %s", off, z)
-	}
+	p("JZ %sdone", pl)
+	label(pl + "loop")
+	packPrefetch()
 	// d, dmin.
 	gather(0, "Z0")
 	p("VPMOVDW Z0, Y1")
@@ -333,28 +327,190 @@ TEXT ·gemmPackQ4KAVX512(SB), NOSPLIT, $0-32
 		p("VPSHUFB Z%d, %s, Z9", 24+s%4, mn)
 		p("VMOVDQU64 Z9, %d(DI)", 4608+64*s)
 	}
-	// Quants: dword j of chunk c (32 bytes at 16+32c) holds elements
-	// 32·2c+4j.. (low nibbles) and 32·(2c+1)+4j.. (high).
+	// Quants: dword j of chunk c (32 bytes at qoff+32c) holds elements
+	// 32·2c+4j.. (low nibbles) and 32·(2c+1)+4j.. (high); for Q5_K their
+	// fifth bits are bits 2c and 2c+1 of qh dword j (at 16+4j, Z16+j).
+	if q5 {
+		for j := 0; j < 8; j++ {
+			gather(16+4*j, fmt.Sprintf("Z%d", 16+j))
+		}
+	}
+	// hbit moves bit b of each byte of qh dword j to bit 4 into Z8.
+	hbit := func(j, b int) {
+		h := fmt.Sprintf("Z%d", 16+j)
+		switch {
+		case b < 4:
+			p("VPSLLD $%d, %s, Z8", 4-b, h)
+		case b == 4:
+			p("VMOVDQA64 %s, Z8", h)
+		default:
+			p("VPSRLD $%d, %s, Z8", b-4, h)
+		}
+		p("VPANDD Z3, Z8, Z8")
+	}
 	for c := 0; c < 4; c++ {
 		for j := 0; j < 8; j++ {
-			z := fmt.Sprintf("Z%d", 10+j%4)
-			gather(16+32*c+4*j, z)
-			p("VPANDD Z30, %s, Z%d", z, 14+j%4)
-			p("VMOVDQU64 Z%d, %d(DI)", 14+j%4, 64*(8*(2*c)+j))
+			z := fmt.Sprintf("Z%d", 10+j%3)
+			lo := fmt.Sprintf("Z%d", 13+j%3)
+			gather(qoff+32*c+4*j, z)
+			p("VPANDD Z30, %s, %s", z, lo)
+			if q5 {
+				hbit(j, 2*c)
+				p("VPORD Z8, %s, %s", lo, lo)
+			}
+			p("VMOVDQU64 %s, %d(DI)", lo, 64*(8*(2*c)+j))
 			p("VPSRLD $4, %s, %s", z, z)
 			p("VPANDD Z30, %s, %s", z, z)
+			if q5 {
+				hbit(j, 2*c+1)
+				p("VPORD Z8, %s, %s", z, z)
+			}
 			p("VMOVDQU64 %s, %d(DI)", z, 64*(8*(2*c+1)+j))
 		}
 	}
-	for _, r := range []string{"SI", "R8", "R11", "R12"} {
-		p("ADDQ $144, %s", r)
+	packEpilogue(pl, bs, 5248)
+}
+
+// packPrologue: CX = blocks, SI, R8, R11, R12 = rows 0, 4, 8, 12 (R9 = ws,
+// R10 = 3·ws), DI = dst, Z31 = gather offsets r·ws, Z30 = 0x0f bytes.
+func packPrologue() {
+	p("MOVQ nblk+0(FP), CX")
+	p("MOVQ w+8(FP), SI")
+	p("MOVQ ws+16(FP), R9")
+	p("MOVQ dst+24(FP), DI")
+	p("LEAQ (R9)(R9*2), R10")
+	p("LEAQ (SI)(R9*4), R8")
+	p("LEAQ (R8)(R9*4), R11")
+	p("LEAQ (R11)(R9*4), R12")
+	p("VMOVDQU64 q4kIota<>(SB), Z31")
+	p("VPBROADCASTD R9, Z30")
+	p("VPMULLD Z30, Z31, Z31")
+	p("VPBROADCASTD q4k0f<>(SB), Z30")
+}
+
+// packPrefetch hints three lines per row 576 bytes (2.6-4 super-blocks)
+// ahead: the 16 rows are concurrent streams from the mapping.
+func packPrefetch() {
+	for _, d := range []int{576, 640, 704} {
+		for _, b := range []string{"SI", "R8", "R11", "R12"} {
+			p("PREFETCHT0 %d(%s)", d, b)
+			p("PREFETCHT0 %d(%s)(R9*1)", d, b)
+			p("PREFETCHT0 %d(%s)(R9*2)", d, b)
+			p("PREFETCHT0 %d(%s)(R10*1)", d, b)
+		}
 	}
-	p("ADDQ $%d, DI", 5248)
+}
+
+// gather loads the dword at off of each of the 16 rows' super-block into z.
+func gather(off int, z string) {
+	p("KXNORW K1, K1, K1")
+	p("VPXORD %s, %s, %s", z, z, z)
+	p("VPGATHERDD %d(SI)(Z31*1), K1, %s", off, z)
+}
+
+func packEpilogue(pl string, bs, blockB int) {
+	for _, r := range []string{"SI", "R8", "R11", "R12"} {
+		p("ADDQ $%d, %s", bs, r)
+	}
+	p("ADDQ $%d, DI", blockB)
 	p("DECQ CX")
-	p("JNZ q4kploop")
-	label("q4kpdone")
+	p("JNZ %sloop", pl)
+	label(pl + "done")
 	p("VZEROUPPER")
 	p("RET")
+}
+
+// packQ6K writes gemmPackQ6KAVX512: packQ6K's layout by dword gathers.
+func packQ6K() {
+	out.WriteString(`
+// Byte-shuffle controls for the Q6_K scale pairs: dword lane k of a 128-bit
+// lane gets (0, byte 4k+b, 0, byte 4k+b), for b < 4, then (0, byte 4k+2c,
+// 0, byte 4k+2c+1) for c < 2; VPSRAW $8 sign-extends them to int16 pairs.
+DATA q6kPair<>+0(SB)/8, $0x0480048000800080
+DATA q6kPair<>+8(SB)/8, $0x0c800c8008800880
+DATA q6kPair<>+16(SB)/8, $0x0580058001800180
+DATA q6kPair<>+24(SB)/8, $0x0d800d8009800980
+DATA q6kPair<>+32(SB)/8, $0x0680068002800280
+DATA q6kPair<>+40(SB)/8, $0x0e800e800a800a80
+DATA q6kPair<>+48(SB)/8, $0x0780078003800380
+DATA q6kPair<>+56(SB)/8, $0x0f800f800b800b80
+DATA q6kPair<>+64(SB)/8, $0x0580048001800080
+DATA q6kPair<>+72(SB)/8, $0x0d800c8009800880
+DATA q6kPair<>+80(SB)/8, $0x0780068003800280
+DATA q6kPair<>+88(SB)/8, $0x0f800e800b800a80
+GLOBL q6kPair<>(SB), RODATA|NOPTR, $96
+
+// func gemmPackQ6KAVX512(nblk int, w *byte, ws int, dst *byte)
+TEXT ·gemmPackQ6KAVX512(SB), NOSPLIT, $0-32
+`)
+	packPrologue()
+	p("VPBROADCASTD q4k30<>(SB), Z29")
+	for i := 0; i < 6; i++ {
+		p("VBROADCASTI32X4 q6kPair<>+%d(SB), Z%d", 16*i, 22+i)
+	}
+	p("TESTQ CX, CX")
+	p("JZ q6kpdone")
+	label("q6kploop")
+	packPrefetch()
+	// d: the fp16 at 208, gathered as the high word of the dword at 206
+	// (the one at 208 would read past the 210-byte block).
+	gather(206, "Z0")
+	p("VPSRLD $16, Z0, Z0")
+	p("VPMOVDW Z0, Y1")
+	p("VCVTPH2PS Y1, Z1")
+	p("VMOVDQU64 Z1, %d(DI)", 5632)
+	// Scales: dword i (at 192+4i) holds groups 4i..4i+3.
+	for i := 0; i < 4; i++ {
+		gather(192+4*i, "Z0")
+		for b := 0; b < 4; b++ {
+			p("VPSHUFB Z%d, Z0, Z1", 22+b)
+			p("VPSRAW $8, Z1, Z1")
+			p("VMOVDQU64 Z1, %d(DI)", 4096+64*(4*i+b))
+		}
+		for c := 0; c < 2; c++ {
+			p("VPSHUFB Z%d, Z0, Z1", 26+c)
+			p("VPSRAW $8, Z1, Z1")
+			p("VMOVDQU64 Z1, %d(DI)", 5120+64*(2*i+c))
+		}
+	}
+	// Quants: elements 128h+4l.. (vector 32h+l) and +32, +64, +96 (vectors
+	// +8, +16, +24) from ql dwords at 64h+4l and 64h+32+4l and bit pairs
+	// 0..3 of the qh dword at 128+32h+4l.
+	for h := 0; h < 2; h++ {
+		for l := 0; l < 8; l++ {
+			gather(64*h+4*l, "Z2")
+			gather(64*h+32+4*l, "Z3")
+			gather(128+32*h+4*l, "Z4")
+			v := 64 * (32*h + l)
+			for i, c := range []struct {
+				src   string
+				shift int  // qh bit pair to bits 4, 5: left 4, 2, 0, right 2
+				hi    bool // high nibble
+			}{{"Z2", 4, false}, {"Z3", 2, false}, {"Z2", 0, true}, {"Z3", -2, true}} {
+				q := fmt.Sprintf("Z%d", 5+i)
+				if c.hi {
+					p("VPSRLD $4, %s, %s", c.src, q)
+					p("VPANDD Z30, %s, %s", q, q)
+				} else {
+					p("VPANDD Z30, %s, %s", c.src, q)
+				}
+				hb := fmt.Sprintf("Z%d", 9+i)
+				switch {
+				case c.shift > 0:
+					p("VPSLLD $%d, Z4, %s", c.shift, hb)
+					p("VPANDD Z29, %s, %s", hb, hb)
+				case c.shift == 0:
+					p("VPANDD Z29, Z4, %s", hb)
+				default:
+					p("VPSRLD $%d, Z4, %s", -c.shift, hb)
+					p("VPANDD Z29, %s, %s", hb, hb)
+				}
+				p("VPORD %s, %s, %s", hb, q, q)
+				p("VMOVDQU64 %s, %d(DI)", q, v+64*8*i)
+			}
+		}
+	}
+	packEpilogue("q6kp", 210, 5696)
 }
 
 func main() {
@@ -366,7 +522,9 @@ func main() {
 `)
 	kernel(kind{"gemmKernelQ4KAVX512", 5248, q4k})
 	kernel(kind{"gemmKernelQ6KAVX512", 5696, q6k})
-	packQ4K()
+	packQ4K(false)
+	packQ4K(true)
+	packQ6K()
 	if err := os.WriteFile("gemmk512_amd64.s", out.Bytes(), 0o644); err != nil {
 		panic(err)
 	}
