@@ -545,8 +545,9 @@
 // y + t·ys (ys in bytes), rows selected by the 16-bit mask, from zero if
 // first. nblk ≥ 1 (gemmKCall). Prefetches pf + i·pfstep, +64, +128 at its
 // i-th super-block iteration (gemmIQ4XS8PFIters in all; pfstep 0 keeps
-// hinting the same lines).
-TEXT ·gemmKernelIQ4XS8AVX512(SB), NOSPLIT, $776-104
+// hinting the same lines). Not NOSPLIT: its 776-byte frame (the f32 sums
+// of twelve tokens) is too close to the linker's nosplit limit.
+TEXT ·gemmKernelIQ4XS8AVX512(SB), 0, $776-104
 	MOVQ prep+32(FP), R12
 	MOVQ pstride+40(FP), R9
 	LEAQ (R9)(R9*2), R10
