@@ -93,8 +93,8 @@ var avx2Rows = []archRow{
 // Q6_K 0.83, Q3_K 0.75, Q2_K 0.90; Q4_K 0.99, 1.15 at 2048×2048), and
 // Q6_K tg64 of a TinyLlama-shaped file rose 10–15% without it.
 // The packed Q4_K, Q5_K, Q6_K and Q3_K MatMuls keep the AVX2 layouts and
-// packers (Q4_K's, Q5_K's and Q6_K's repacked by gathers in assembly,
-// gemmk512_amd64.go: 1.5-2.2× the MatMul at batch 32, 1.04-1.18× at 512)
+// packers (Q4_K's, Q5_K's and Q6_K's in assembly, gemmk512_amd64.go:
+// 1.8-2.4× the MatMul at batch 32, 1.07-1.15× at 512)
 // and run AVX-512 VNNI kernels on them (gemmk512_amd64.go: one
 // for the Q4_K/Q5_K layout, one for Q6_K's, bit-identical to the AVX2
 // packed path; BenchmarkGemmKAVX512Alt, one thread: Q4_K 1.4-1.5× at batch

@@ -232,8 +232,8 @@ func kernel(k kind) {
 }
 
 // packQ4K writes gemmPackQ4KAVX512 (q5: gemmPackQ5KAVX512): packQ4K's
-// (packQ5K's) layout (gemmk.go) by dword gathers across the 16 rows (Z31 =
-// row offsets r·ws).
+// (packQ5K's) layout (gemmk.go), the scale fields by dword gathers across
+// the 16 rows (Z31 = row offsets r·ws), the quants by chunk4.
 func packQ4K(q5 bool) {
 	name, bs, qoff := "gemmPackQ4KAVX512", 144, 16
 	if q5 {
@@ -273,18 +273,37 @@ DATA q4k10<>+0(SB)/4, $0x10101010
 GLOBL q4k10<>(SB), RODATA|NOPTR, $4
 DATA q4k30<>+0(SB)/4, $0x30303030
 GLOBL q4k30<>(SB), RODATA|NOPTR, $4
+
+// Dword transpose of four 16-byte row chunks (gemm_amd64.s's q4A, q4B):
+// VPERMI2D of rows 0..3 | 4..7 gives [dword 0 of rows 0..7 | dword 1 of
+// rows 0..7] (q6kTA) and the same for dwords 2, 3 (q6kTB).
+DATA q6kTA<>+0(SB)/8, $0x0000000400000000
+DATA q6kTA<>+8(SB)/8, $0x0000000c00000008
+DATA q6kTA<>+16(SB)/8, $0x0000001400000010
+DATA q6kTA<>+24(SB)/8, $0x0000001c00000018
+DATA q6kTA<>+32(SB)/8, $0x0000000500000001
+DATA q6kTA<>+40(SB)/8, $0x0000000d00000009
+DATA q6kTA<>+48(SB)/8, $0x0000001500000011
+DATA q6kTA<>+56(SB)/8, $0x0000001d00000019
+GLOBL q6kTA<>(SB), RODATA|NOPTR, $64
+DATA q6kTB<>+0(SB)/8, $0x0000000600000002
+DATA q6kTB<>+8(SB)/8, $0x0000000e0000000a
+DATA q6kTB<>+16(SB)/8, $0x0000001600000012
+DATA q6kTB<>+24(SB)/8, $0x0000001e0000001a
+DATA q6kTB<>+32(SB)/8, $0x0000000700000003
+DATA q6kTB<>+40(SB)/8, $0x0000000f0000000b
+DATA q6kTB<>+48(SB)/8, $0x0000001700000013
+DATA q6kTB<>+56(SB)/8, $0x0000001f0000001b
+GLOBL q6kTB<>(SB), RODATA|NOPTR, $64
 `)
 	}
 	fmt.Fprintf(&out, "\n// func %s(nblk int, w *byte, ws int, dst *byte)\nTEXT ·%s(SB), NOSPLIT, $0-32\n", name, name)
 	packPrologue()
 	pl := strings.ToLower(name)
-	p("VPBROADCASTD q4k3f<>(SB), Z29")
-	p("VPBROADCASTD q4k03<>(SB), Z28")
+	p("VMOVDQU64 q6kTA<>(SB), Z28")
+	p("VMOVDQU64 q6kTB<>(SB), Z29")
 	for s := 0; s < 4; s++ {
 		p("VBROADCASTI32X4 q4kPair<>+%d(SB), Z%d", 16*s, 24+s)
-	}
-	if q5 {
-		p("VPBROADCASTD q4k10<>(SB), Z3")
 	}
 	p("TESTQ CX, CX")
 	p("JZ %sdone", pl)
@@ -304,15 +323,15 @@ GLOBL q4k30<>(SB), RODATA|NOPTR, $4
 	gather(4, "Z0")
 	gather(8, "Z1")
 	gather(12, "Z2")
-	p("VPANDD Z29, Z0, Z4")
-	p("VPANDD Z29, Z1, Z6")
+	p("VPANDD.BCST q4k3f<>(SB), Z0, Z4")
+	p("VPANDD.BCST q4k3f<>(SB), Z1, Z6")
 	p("VPSRLD $6, Z0, Z0")
-	p("VPANDD Z28, Z0, Z0")
+	p("VPANDD.BCST q4k03<>(SB), Z0, Z0")
 	p("VPSLLD $4, Z0, Z0")
 	p("VPANDD Z30, Z2, Z5")
 	p("VPORD Z0, Z5, Z5")
 	p("VPSRLD $6, Z1, Z1")
-	p("VPANDD Z28, Z1, Z1")
+	p("VPANDD.BCST q4k03<>(SB), Z1, Z1")
 	p("VPSLLD $4, Z1, Z1")
 	p("VPSRLD $4, Z2, Z2")
 	p("VPANDD Z30, Z2, Z7")
@@ -331,9 +350,8 @@ GLOBL q4k30<>(SB), RODATA|NOPTR, $4
 	// 32·2c+4j.. (low nibbles) and 32·(2c+1)+4j.. (high); for Q5_K their
 	// fifth bits are bits 2c and 2c+1 of qh dword j (at 16+4j, Z16+j).
 	if q5 {
-		for j := 0; j < 8; j++ {
-			gather(16+4*j, fmt.Sprintf("Z%d", 16+j))
-		}
+		chunk4(16, 16)
+		chunk4(32, 20)
 	}
 	// hbit moves bit b of each byte of qh dword j to bit 4 into Z8.
 	hbit := func(j, b int) {
@@ -346,19 +364,20 @@ GLOBL q4k30<>(SB), RODATA|NOPTR, $4
 		default:
 			p("VPSRLD $%d, %s, Z8", b-4, h)
 		}
-		p("VPANDD Z3, Z8, Z8")
+		p("VPANDD.BCST q4k10<>(SB), Z8, Z8")
 	}
 	for c := 0; c < 4; c++ {
 		for j := 0; j < 8; j++ {
-			z := fmt.Sprintf("Z%d", 10+j%3)
-			lo := fmt.Sprintf("Z%d", 13+j%3)
-			gather(qoff+32*c+4*j, z)
-			p("VPANDD Z30, %s, %s", z, lo)
+			if j%4 == 0 {
+				chunk4(qoff+32*c+4*j, 10)
+			}
+			z := fmt.Sprintf("Z%d", 10+j%4)
+			p("VPANDD Z30, %s, Z9", z)
 			if q5 {
 				hbit(j, 2*c)
-				p("VPORD Z8, %s, %s", lo, lo)
+				p("VPORD Z8, Z9, Z9")
 			}
-			p("VMOVDQU64 %s, %d(DI)", lo, 64*(8*(2*c)+j))
+			p("VMOVDQU64 Z9, %d(DI)", 64*(8*(2*c)+j))
 			p("VPSRLD $4, %s, %s", z, z)
 			p("VPANDD Z30, %s, %s", z, z)
 			if q5 {
@@ -408,6 +427,30 @@ func gather(off int, z string) {
 	p("VPGATHERDD %d(SI)(Z31*1), K1, %s", off, z)
 }
 
+// chunk4 sets Z(z)..Z(z+3) to dwords 0..3 of the 16 bytes at off of each
+// row (lane r = row r), by loads of four rows per register and the q6kTA /
+// q6kTB transpose (Z28, Z29); Z0..Z7 are scratch.
+func chunk4(off, z int) {
+	for g, base := range []string{"SI", "R8", "R11", "R12"} {
+		p("VMOVDQU %d(%s), X%d", off, base, g)
+		p("VINSERTI32X4 $1, %d(%s)(R9*1), Z%d, Z%d", off, base, g, g)
+		p("VINSERTI32X4 $2, %d(%s)(R9*2), Z%d, Z%d", off, base, g, g)
+		p("VINSERTI32X4 $3, %d(%s)(R10*1), Z%d, Z%d", off, base, g, g)
+	}
+	p("VMOVDQA64 Z28, Z4")
+	p("VPERMI2D Z1, Z0, Z4")
+	p("VMOVDQA64 Z29, Z5")
+	p("VPERMI2D Z1, Z0, Z5")
+	p("VMOVDQA64 Z28, Z6")
+	p("VPERMI2D Z3, Z2, Z6")
+	p("VMOVDQA64 Z29, Z7")
+	p("VPERMI2D Z3, Z2, Z7")
+	p("VSHUFI64X2 $0x44, Z6, Z4, Z%d", z)
+	p("VSHUFI64X2 $0xEE, Z6, Z4, Z%d", z+1)
+	p("VSHUFI64X2 $0x44, Z7, Z5, Z%d", z+2)
+	p("VSHUFI64X2 $0xEE, Z7, Z5, Z%d", z+3)
+}
+
 func packEpilogue(pl string, bs, blockB int) {
 	for _, r := range []string{"SI", "R8", "R11", "R12"} {
 		p("ADDQ $%d, %s", bs, r)
@@ -420,7 +463,8 @@ func packEpilogue(pl string, bs, blockB int) {
 	p("RET")
 }
 
-// packQ6K writes gemmPackQ6KAVX512: packQ6K's layout by dword gathers.
+// packQ6K writes gemmPackQ6KAVX512: packQ6K's layout, d and the scales by
+// dword gathers, the quants by chunk4.
 func packQ6K() {
 	out.WriteString(`
 // Byte-shuffle controls for the Q6_K scale pairs: dword lane k of a 128-bit
@@ -444,7 +488,8 @@ GLOBL q6kPair<>(SB), RODATA|NOPTR, $96
 TEXT ·gemmPackQ6KAVX512(SB), NOSPLIT, $0-32
 `)
 	packPrologue()
-	p("VPBROADCASTD q4k30<>(SB), Z29")
+	p("VMOVDQU64 q6kTA<>(SB), Z28")
+	p("VMOVDQU64 q6kTB<>(SB), Z29")
 	for i := 0; i < 6; i++ {
 		p("VBROADCASTI32X4 q6kPair<>+%d(SB), Z%d", 16*i, 22+i)
 	}
@@ -475,38 +520,43 @@ TEXT ·gemmPackQ6KAVX512(SB), NOSPLIT, $0-32
 	}
 	// Quants: elements 128h+4l.. (vector 32h+l) and +32, +64, +96 (vectors
 	// +8, +16, +24) from ql dwords at 64h+4l and 64h+32+4l and bit pairs
-	// 0..3 of the qh dword at 128+32h+4l.
+	// 0..3 of the qh dword at 128+32h+4l, four dwords l = 4c.. at a time
+	// (chunk4: 16 bytes of each row, transposed).
 	for h := 0; h < 2; h++ {
-		for l := 0; l < 8; l++ {
-			gather(64*h+4*l, "Z2")
-			gather(64*h+32+4*l, "Z3")
-			gather(128+32*h+4*l, "Z4")
-			v := 64 * (32*h + l)
-			for i, c := range []struct {
-				src   string
-				shift int  // qh bit pair to bits 4, 5: left 4, 2, 0, right 2
-				hi    bool // high nibble
-			}{{"Z2", 4, false}, {"Z3", 2, false}, {"Z2", 0, true}, {"Z3", -2, true}} {
-				q := fmt.Sprintf("Z%d", 5+i)
-				if c.hi {
-					p("VPSRLD $4, %s, %s", c.src, q)
-					p("VPANDD Z30, %s, %s", q, q)
-				} else {
-					p("VPANDD Z30, %s, %s", c.src, q)
+		for c := 0; c < 2; c++ {
+			chunk4(64*h+16*c, 10)
+			chunk4(64*h+32+16*c, 14)
+			chunk4(128+32*h+16*c, 18)
+			for m := 0; m < 4; m++ {
+				l := 4*c + m
+				A, B, H := fmt.Sprintf("Z%d", 10+m), fmt.Sprintf("Z%d", 14+m), fmt.Sprintf("Z%d", 18+m)
+				v := 64 * (32*h + l)
+				for i, c := range []struct {
+					src   string
+					shift int  // qh bit pair to bits 4, 5: left 4, 2, 0, right 2
+					hi    bool // high nibble
+				}{{A, 4, false}, {B, 2, false}, {A, 0, true}, {B, -2, true}} {
+					q := fmt.Sprintf("Z%d", i)
+					if c.hi {
+						p("VPSRLD $4, %s, %s", c.src, q)
+						p("VPANDD Z30, %s, %s", q, q)
+					} else {
+						p("VPANDD Z30, %s, %s", c.src, q)
+					}
+					hb := fmt.Sprintf("Z%d", 4+i)
+					switch {
+					case c.shift > 0:
+						p("VPSLLD $%d, %s, %s", c.shift, H, hb)
+						p("VPANDD.BCST q4k30<>(SB), %s, %s", hb, hb)
+					case c.shift == 0:
+						p("VPANDD.BCST q4k30<>(SB), %s, %s", H, hb)
+					default:
+						p("VPSRLD $%d, %s, %s", -c.shift, H, hb)
+						p("VPANDD.BCST q4k30<>(SB), %s, %s", hb, hb)
+					}
+					p("VPORD %s, %s, %s", hb, q, q)
+					p("VMOVDQU64 %s, %d(DI)", q, v+64*8*i)
 				}
-				hb := fmt.Sprintf("Z%d", 9+i)
-				switch {
-				case c.shift > 0:
-					p("VPSLLD $%d, Z4, %s", c.shift, hb)
-					p("VPANDD Z29, %s, %s", hb, hb)
-				case c.shift == 0:
-					p("VPANDD Z29, Z4, %s", hb)
-				default:
-					p("VPSRLD $%d, Z4, %s", -c.shift, hb)
-					p("VPANDD Z29, %s, %s", hb, hb)
-				}
-				p("VPORD %s, %s, %s", hb, q, q)
-				p("VMOVDQU64 %s, %d(DI)", q, v+64*8*i)
 			}
 		}
 	}
