@@ -22,6 +22,9 @@ import "fmt"
 //   - Q6_K / Q3_K: per group g of 16 the int32 Σ q·a (q ≤ 63: |·| ≤ 2^17),
 //     times the signed scale, summed into isum; then isum −= 32·Σ_k
 //     (sc_2k, sc_2k+1)·(bsum_2k, bsum_2k+1) (VPDPWSSD).
+//   - Q2_K (Q6_K's layout plus dmin, gemmk3.go): Q6_K's isum without the
+//     offset, the min sums by VPDPWSSD of the (m_2k, m_2k+1) pairs, and
+//     Q4_K's finish.
 //
 // VPDPBUSD, VPDPWSSD, VPMULLD and VPADDD wrap modulo 2^32 and every
 // intermediate is far inside int32 (|isum| < 2^29), so the integers equal the
@@ -45,6 +48,9 @@ const (
 
 //go:noescape
 func gemmKernelQ4KAVX512(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+
+//go:noescape
+func gemmKernelQ2KAVX512(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
 
 //go:noescape
 func gemmKernelQ6KAVX512(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)

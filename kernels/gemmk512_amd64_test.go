@@ -37,6 +37,7 @@ func gemmKAVX512Pairs() []struct {
 		mk(ggml.Q5_K, gemmQ4KBlockB, gemmQ4KKB, packQ5K, packQ5KAVX512, gemmKernelQ5KAVX2, gemmKernelQ4KAVX512),
 		mk(ggml.Q6_K, gemmQ6KBlockB, gemmQ6KKB, packQ6K, packQ6KAVX512, gemmKernelQ6KAVX2, gemmKernelQ6KAVX512),
 		mk(ggml.Q3_K, gemmQ6KBlockB, gemmQ6KKB, packQ3K, packQ3K, gemmKernelQ6KAVX2, gemmKernelQ6KAVX512),
+		mk(ggml.Q2_K, gemmQ2KBlockB, gemmQ2KKB, packQ2K, packQ2K, gemmKernelQ2KAVX2, gemmKernelQ2KAVX512),
 	}
 }
 

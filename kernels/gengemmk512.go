@@ -163,6 +163,17 @@ func q6k(T int) {
 	finish(T, 5632, -1)
 }
 
+// q2k: Q2_K layout (gemmk3.go): Q6_K's groups and scales without the
+// offset, the min pairs at 5120, d at 5632, dmin at 5696.
+func q2k(T int) {
+	for g := 0; g < 16; g++ {
+		dots(T, 4*g, 4, 4+16*g)
+		scale(T, 4096+64*g, g == 0)
+	}
+	pairs(T, 5120)
+	finish(T, 5632, 5696)
+}
+
 func kernel(k kind) {
 	n := k.name
 	fmt.Fprintf(&out, "\n// func %s(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)\n", n)
@@ -572,6 +583,7 @@ func main() {
 `)
 	kernel(kind{"gemmKernelQ4KAVX512", 5248, q4k})
 	kernel(kind{"gemmKernelQ6KAVX512", 5696, q6k})
+	kernel(kind{"gemmKernelQ2KAVX512", 5760, q2k})
 	packQ4K(false)
 	packQ4K(true)
 	packQ6K()
