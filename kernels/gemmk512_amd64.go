@@ -34,16 +34,16 @@ import "fmt"
 // (TestGemmKAVX512MatchesAVX2).
 
 // The smallest batches the avx512 packed K-quant MatMuls take, lower than
-// AVX2's 16 now that kernel and packer are faster: BenchmarkGemmAlt (one
+// AVX2's 16 now that kernels and packers are faster: BenchmarkGemmAlt (one
 // thread, smallest CPU time of alternating calls, packed over the one-row
-// dots, 2048×2048 and 2048×5632) put Q4_K at 0.92/0.79× at batch 2,
-// 1.68/1.46× at 4, 2.5/2.9× at 8; Q5_K 0.89/0.88×, 1.61/1.57×, 2.8/2.7×;
-// Q6_K 0.55× at 2, 1.00-1.14/0.77-0.93× at 4, 1.5-1.7/1.8× at 8. Q3_K keeps
-// 16 (its Go packer: 0.60-0.65× at 8, 1.12-1.19× at 16).
+// dots, 2048×2048 and 2048×5632) put Q4_K at 1.80/1.58× at batch 2 and
+// 3.1/2.6× at 4; Q5_K 1.53/1.61× at 2; Q6_K 1.05/0.90× at 2, 1.69/1.76× at
+// 4, 2.8/2.9× at 8 (batch 1 is MatVec's). Q3_K and Q2_K, with Go packers,
+// keep 16 (Q2_K 0.62× at 8, 1.14-1.22× at 16).
 const (
-	gemmQ4KMinBatchAVX512 = 4
-	gemmQ5KMinBatchAVX512 = 4
-	gemmQ6KMinBatchAVX512 = 8
+	gemmQ4KMinBatchAVX512 = 2
+	gemmQ5KMinBatchAVX512 = 2
+	gemmQ6KMinBatchAVX512 = 4
 )
 
 //go:noescape
