@@ -93,8 +93,8 @@ var avx2Rows = []archRow{
 // Q6_K 0.83, Q3_K 0.75, Q2_K 0.90; Q4_K 0.99, 1.15 at 2048×2048), and
 // Q6_K tg64 of a TinyLlama-shaped file rose 10–15% without it.
 // The packed Q4_K, Q5_K, Q6_K and Q3_K MatMuls keep the AVX2 layouts and
-// packers (Q4_K's, Q5_K's and Q6_K's in assembly, gemmk512_amd64.go:
-// 1.8-2.4× the MatMul at batch 32, 1.07-1.15× at 512)
+// packers (Q4_K's, Q5_K's, Q6_K's and Q3_K's in assembly,
+// gemmk512_amd64.go: 1.8-3.1× the MatMul at batch 32, 1.07-1.16× at 512)
 // and run AVX-512 VNNI kernels on them (gemmk512_amd64.go: one
 // for the Q4_K/Q5_K layout, one for Q6_K's, bit-identical to the AVX2
 // packed path; BenchmarkGemmKAVX512Alt, one thread: Q4_K 1.4-1.5× at batch
@@ -118,7 +118,7 @@ var avx512Rows = []archRow{
 	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX512,
 		gemm: gemmK(gemmQ2KBlockB, gemmQ2KKB, packQ2K, gemmKernelQ2KAVX512, gemmQ2KMinBatch)},
 	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX512,
-		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ3K, gemmKernelQ6KAVX512, gemmQ3KMinBatch)},
+		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ3KAVX512, gemmKernelQ6KAVX512, gemmQ3KMinBatchAVX512)},
 	{t: ggml.Q4_1, dot: dotQ4_1Q8_1AVX512},
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX512},
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX512},

@@ -38,12 +38,13 @@ import "fmt"
 // thread, smallest CPU time of alternating calls, packed over the one-row
 // dots, 2048×2048 and 2048×5632) put Q4_K at 1.80/1.58× at batch 2 and
 // 3.1/2.6× at 4; Q5_K 1.53/1.61× at 2; Q6_K 1.05/0.90× at 2, 1.69/1.76× at
-// 4, 2.8/2.9× at 8 (batch 1 is MatVec's). Q3_K and Q2_K, with Go packers,
-// keep 16 (Q2_K 0.62× at 8, 1.14-1.22× at 16).
+// 4, 2.8/2.9× at 8; Q3_K 1.49/1.42× at 2 (batch 1 is MatVec's). Q2_K,
+// with its Go packer, keeps 16 (0.62× at 8, 1.14-1.22× at 16).
 const (
 	gemmQ4KMinBatchAVX512 = 2
 	gemmQ5KMinBatchAVX512 = 2
 	gemmQ6KMinBatchAVX512 = 4
+	gemmQ3KMinBatchAVX512 = 2
 )
 
 //go:noescape
@@ -109,6 +110,24 @@ func packQ6KAVX512(n int, w []byte, ws int, dst []byte) {
 	_ = dst[n*gemmQ6KBlockB-1]
 	gemmPackQ6KAVX512(n, &w[0], ws, &dst[0])
 }
+
+// packQ3KAVX512 is packQ3K as packQ4KAVX512 packs (gemmPackQ3KAVX512), with
+// its exception for a signaling-NaN d, read as the high half of the dword
+// at 106 inside the 110-byte block.
+func packQ3KAVX512(n int, w []byte, ws int, dst []byte) {
+	if n <= 0 {
+		return
+	}
+	if ws < n*110 || !gemmFits(ws) {
+		panic(fmt.Sprintf("kernels: gemm pack Q3_K: row stride %d for %d blocks", ws, n))
+	}
+	_ = w[(gemmTileRows-1)*ws+n*110-1]
+	_ = dst[n*gemmQ6KBlockB-1]
+	gemmPackQ3KAVX512(n, &w[0], ws, &dst[0])
+}
+
+//go:noescape
+func gemmPackQ3KAVX512(nblk int, w *byte, ws int, dst *byte)
 
 //go:noescape
 func gemmPackQ5KAVX512(nblk int, w *byte, ws int, dst *byte)

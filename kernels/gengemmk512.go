@@ -462,6 +462,120 @@ func chunk4(off, z int) {
 	p("VSHUFI64X2 $0xEE, Z7, Z5, Z%d", z+3)
 }
 
+// packQ3K writes gemmPackQ3KAVX512: packQ3K's Q6_K-layout packing
+// (gemmk3.go), d and the scale words by dword gathers, qs and hmask by
+// chunk4.
+func packQ3K() {
+	out.WriteString(`
+DATA q3k20<>+0(SB)/4, $0x20202020
+GLOBL q3k20<>(SB), RODATA|NOPTR, $4
+DATA q3k1c<>+0(SB)/4, $0x1c1c1c1c
+GLOBL q3k1c<>(SB), RODATA|NOPTR, $4
+DATA q3k04<>+0(SB)/4, $0x04040404
+GLOBL q3k04<>(SB), RODATA|NOPTR, $4
+
+// func gemmPackQ3KAVX512(nblk int, w *byte, ws int, dst *byte)
+TEXT ·gemmPackQ3KAVX512(SB), NOSPLIT, $0-32
+`)
+	packPrologue()
+	p("VMOVDQU64 q6kTA<>(SB), Z28")
+	p("VMOVDQU64 q6kTB<>(SB), Z29")
+	p("VPBROADCASTD q3k1c<>(SB), Z30")
+	p("VPBROADCASTD q3k20<>(SB), Z9")
+	for i := 0; i < 6; i++ {
+		p("VBROADCASTI32X4 q6kPair<>+%d(SB), Z%d", 16*i, 22+i)
+	}
+	p("TESTQ CX, CX")
+	p("JZ q3kpdone")
+	label("q3kploop")
+	packPrefetch()
+	// d: the fp16 at 108, the high word of the dword at 106.
+	gather(106, "Z0")
+	p("VPSRLD $16, Z0, Z0")
+	p("VPMOVDW Z0, Y1")
+	p("VCVTPH2PS Y1, Z1")
+	p("VMOVDQU64 Z1, %d(DI)", 5632)
+	// Scales (q3Scales): a0, a1, tmp at 96, 100, 104; w_i (Z4+i) holds
+	// the 6-bit scales of groups 4i..4i+3, then − 32 as int8.
+	gather(96, "Z0")
+	gather(100, "Z1")
+	gather(104, "Z2")
+	for i, c := range []struct {
+		src   string
+		hi    bool // high nibbles
+		shift int  // tmp bit pair to bits 4, 5: left 4, 2, 0, right 2
+	}{{"Z0", false, 4}, {"Z1", false, 2}, {"Z0", true, 0}, {"Z1", true, -2}} {
+		w := fmt.Sprintf("Z%d", 4+i)
+		if c.hi {
+			p("VPSRLD $4, %s, %s", c.src, w)
+			p("VPANDD.BCST q4k0f<>(SB), %s, %s", w, w)
+		} else {
+			p("VPANDD.BCST q4k0f<>(SB), %s, %s", c.src, w)
+		}
+		switch {
+		case c.shift > 0:
+			p("VPSLLD $%d, Z2, Z3", c.shift)
+			p("VPANDD.BCST q4k30<>(SB), Z3, Z3")
+		case c.shift == 0:
+			p("VPANDD.BCST q4k30<>(SB), Z2, Z3")
+		default:
+			p("VPSRLD $%d, Z2, Z3", -c.shift)
+			p("VPANDD.BCST q4k30<>(SB), Z3, Z3")
+		}
+		p("VPORD Z3, %s, %s", w, w)
+		p("VPSUBB Z9, %s, %s", w, w)
+	}
+	for i := 0; i < 4; i++ {
+		w := fmt.Sprintf("Z%d", 4+i)
+		for b := 0; b < 4; b++ {
+			p("VPSHUFB Z%d, %s, Z1", 22+b, w)
+			p("VPSRAW $8, Z1, Z1")
+			p("VMOVDQU64 Z1, %d(DI)", 4096+64*(4*i+b))
+		}
+		for c := 0; c < 2; c++ {
+			p("VPSHUFB Z%d, %s, Z1", 26+c, w)
+			p("VPSRAW $8, Z1, Z1")
+			p("VMOVDQU64 Z1, %d(DI)", 5120+64*(2*i+c))
+		}
+	}
+	// Quants: element 128h+32j+4m.. (vector 32h+8j+m) takes bits 2j, 2j+1
+	// of qs dword m (at 32+32h+4m) and bit 4h+j of hmask dword m (at 4m,
+	// Z14+m), as v + 28.
+	chunk4(0, 14)
+	chunk4(16, 18)
+	for h := 0; h < 2; h++ {
+		for c := 0; c < 2; c++ {
+			chunk4(32+32*h+16*c, 10)
+			for mm := 0; mm < 4; mm++ {
+				m := 4*c + mm
+				q, hm := fmt.Sprintf("Z%d", 10+mm), fmt.Sprintf("Z%d", 14+m)
+				for j := 0; j < 4; j++ {
+					if j == 0 {
+						p("VPANDD.BCST q4k03<>(SB), %s, Z0", q)
+					} else {
+						p("VPSRLD $%d, %s, Z0", 2*j, q)
+						p("VPANDD.BCST q4k03<>(SB), Z0, Z0")
+					}
+					switch sh := 4*h + j; {
+					case sh < 2:
+						p("VPSLLD $%d, %s, Z1", 2-sh, hm)
+						p("VPANDD.BCST q3k04<>(SB), Z1, Z1")
+					case sh == 2:
+						p("VPANDD.BCST q3k04<>(SB), %s, Z1", hm)
+					default:
+						p("VPSRLD $%d, %s, Z1", sh-2, hm)
+						p("VPANDD.BCST q3k04<>(SB), Z1, Z1")
+					}
+					p("VPORD Z1, Z0, Z0")
+					p("VPADDB Z30, Z0, Z0")
+					p("VMOVDQU64 Z0, %d(DI)", 64*(32*h+8*j+m))
+				}
+			}
+		}
+	}
+	packEpilogue("q3kp", 110, 5696)
+}
+
 func packEpilogue(pl string, bs, blockB int) {
 	for _, r := range []string{"SI", "R8", "R11", "R12"} {
 		p("ADDQ $%d, %s", bs, r)
@@ -587,6 +701,7 @@ func main() {
 	packQ4K(false)
 	packQ4K(true)
 	packQ6K()
+	packQ3K()
 	if err := os.WriteFile("gemmk512_amd64.s", out.Bytes(), 0o644); err != nil {
 		panic(err)
 	}
