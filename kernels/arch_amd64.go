@@ -93,14 +93,14 @@ var avx2Rows = []archRow{
 // Q6_K 0.83, Q3_K 0.75, Q2_K 0.90; Q4_K 0.99, 1.15 at 2048×2048), and
 // Q6_K tg64 of a TinyLlama-shaped file rose 10–15% without it.
 // The packed Q4_K, Q5_K, Q6_K and Q3_K MatMuls keep the AVX2 layouts and
-// packers (Q4_K's, Q5_K's, Q6_K's and Q3_K's in assembly,
-// gemmk512_amd64.go: 1.8-3.1× the MatMul at batch 32, 1.07-1.16× at 512)
+// packers (all five in assembly, gemmk512_amd64.go: 1.8-3.1× the MatMul
+// at batch 32, 1.07-1.16× at 512)
 // and run AVX-512 VNNI kernels on them (gemmk512_amd64.go: one
 // for the Q4_K/Q5_K layout, one for Q6_K's, bit-identical to the AVX2
 // packed path; BenchmarkGemmKAVX512Alt, one thread: Q4_K 1.4-1.5× at batch
-// 32, 1.95-2.07× at 512; Q6_K 1.4-1.5× and 2.16-2.28×). Q2_K keeps its Go
-// packer and runs an AVX-512 VNNI kernel too (1.36-1.37× at 32,
-// 1.87-2.31× at 512). The IQ4_NL packed MatMul is AVX2 code and is
+// 32, 1.95-2.07× at 512; Q6_K 1.4-1.5× and 2.16-2.28×). Q2_K runs an
+// AVX-512 VNNI kernel too (1.36-1.37× at 32, 1.87-2.31× at 512, with the
+// Go packer). The IQ4_NL packed MatMul is AVX2 code and is
 // inherited; Q4_0 and Q8_0 pack for
 // AVX-512 VNNI (one kernel and activation prep, a packer per type).
 var avx512Rows = []archRow{
@@ -116,7 +116,7 @@ var avx512Rows = []archRow{
 	{t: ggml.Q5_K, dot: dotQ5_KQ8_KAVX512,
 		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ5KAVX512, gemmKernelQ4KAVX512, gemmQ5KMinBatchAVX512)},
 	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX512,
-		gemm: gemmK(gemmQ2KBlockB, gemmQ2KKB, packQ2K, gemmKernelQ2KAVX512, gemmQ2KMinBatch)},
+		gemm: gemmK(gemmQ2KBlockB, gemmQ2KKB, packQ2KAVX512, gemmKernelQ2KAVX512, gemmQ2KMinBatchAVX512)},
 	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX512,
 		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ3KAVX512, gemmKernelQ6KAVX512, gemmQ3KMinBatchAVX512)},
 	{t: ggml.Q4_1, dot: dotQ4_1Q8_1AVX512},

@@ -38,13 +38,14 @@ import "fmt"
 // thread, smallest CPU time of alternating calls, packed over the one-row
 // dots, 2048×2048 and 2048×5632) put Q4_K at 1.80/1.58× at batch 2 and
 // 3.1/2.6× at 4; Q5_K 1.53/1.61× at 2; Q6_K 1.05/0.90× at 2, 1.69/1.76× at
-// 4, 2.8/2.9× at 8; Q3_K 1.49/1.42× at 2 (batch 1 is MatVec's). Q2_K,
-// with its Go packer, keeps 16 (0.62× at 8, 1.14-1.22× at 16).
+// 4, 2.8/2.9× at 8; Q3_K 1.49/1.42× at 2; Q2_K 1.33/1.29× at 2 (batch 1
+// is MatVec's).
 const (
 	gemmQ4KMinBatchAVX512 = 2
 	gemmQ5KMinBatchAVX512 = 2
 	gemmQ6KMinBatchAVX512 = 4
 	gemmQ3KMinBatchAVX512 = 2
+	gemmQ2KMinBatchAVX512 = 2
 )
 
 //go:noescape
@@ -125,6 +126,23 @@ func packQ3KAVX512(n int, w []byte, ws int, dst []byte) {
 	_ = dst[n*gemmQ6KBlockB-1]
 	gemmPackQ3KAVX512(n, &w[0], ws, &dst[0])
 }
+
+// packQ2KAVX512 is packQ2K as packQ4KAVX512 packs (gemmPackQ2KAVX512), with
+// its exception for signaling-NaN scales.
+func packQ2KAVX512(n int, w []byte, ws int, dst []byte) {
+	if n <= 0 {
+		return
+	}
+	if ws < n*84 || !gemmFits(ws) {
+		panic(fmt.Sprintf("kernels: gemm pack Q2_K: row stride %d for %d blocks", ws, n))
+	}
+	_ = w[(gemmTileRows-1)*ws+n*84-1]
+	_ = dst[n*gemmQ2KBlockB-1]
+	gemmPackQ2KAVX512(n, &w[0], ws, &dst[0])
+}
+
+//go:noescape
+func gemmPackQ2KAVX512(nblk int, w *byte, ws int, dst *byte)
 
 //go:noescape
 func gemmPackQ3KAVX512(nblk int, w *byte, ws int, dst *byte)

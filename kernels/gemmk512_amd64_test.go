@@ -37,7 +37,7 @@ func gemmKAVX512Pairs() []struct {
 		mk(ggml.Q5_K, gemmQ4KBlockB, gemmQ4KKB, packQ5K, packQ5KAVX512, gemmKernelQ5KAVX2, gemmKernelQ4KAVX512),
 		mk(ggml.Q6_K, gemmQ6KBlockB, gemmQ6KKB, packQ6K, packQ6KAVX512, gemmKernelQ6KAVX2, gemmKernelQ6KAVX512),
 		mk(ggml.Q3_K, gemmQ6KBlockB, gemmQ6KKB, packQ3K, packQ3KAVX512, gemmKernelQ6KAVX2, gemmKernelQ6KAVX512),
-		mk(ggml.Q2_K, gemmQ2KBlockB, gemmQ2KKB, packQ2K, packQ2K, gemmKernelQ2KAVX2, gemmKernelQ2KAVX512),
+		mk(ggml.Q2_K, gemmQ2KBlockB, gemmQ2KKB, packQ2K, packQ2KAVX512, gemmKernelQ2KAVX2, gemmKernelQ2KAVX512),
 	}
 }
 
@@ -118,6 +118,7 @@ func BenchmarkGemmKAVX512Alt(b *testing.B) {
 		{ggml.Q5_K, gemmQ4KBlockB, gemmQ4KKB, packQ5K, packQ5KAVX512, gemmKernelQ4KAVX512},
 		{ggml.Q6_K, gemmQ6KBlockB, gemmQ6KKB, packQ6K, packQ6KAVX512, gemmKernelQ6KAVX512},
 		{ggml.Q3_K, gemmQ6KBlockB, gemmQ6KKB, packQ3K, packQ3KAVX512, gemmKernelQ6KAVX512},
+		{ggml.Q2_K, gemmQ2KBlockB, gemmQ2KKB, packQ2K, packQ2KAVX512, gemmKernelQ2KAVX512},
 	} {
 		b.Run(c.typ.String()+"-pack", func(b *testing.B) {
 			gop := newGemmK(c.typ, c.blockB, c.kb, c.goPack, c.kernel, 16)
@@ -147,6 +148,7 @@ func TestGemmPackKAVX512MatchesGo(t *testing.T) {
 		{ggml.Q5_K, 176, gemmQ4KBlockB, []int{gemmQ4KD, gemmQ4KDmin}, packQ5K, packQ5KAVX512},
 		{ggml.Q6_K, 210, gemmQ6KBlockB, []int{gemmQ6KD}, packQ6K, packQ6KAVX512},
 		{ggml.Q3_K, 110, gemmQ6KBlockB, []int{gemmQ6KD}, packQ3K, packQ3KAVX512},
+		{ggml.Q2_K, 84, gemmQ2KBlockB, []int{gemmQ6KD, gemmQ2KDmin}, packQ2K, packQ2KAVX512},
 	} {
 		for _, n := range []int{1, 2, 3, 5, 8, 17} {
 			for _, pad := range []int{0, 1, c.bs * 3} {

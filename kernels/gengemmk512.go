@@ -576,6 +576,81 @@ TEXT ·gemmPackQ3KAVX512(SB), NOSPLIT, $0-32
 	packEpilogue("q3kp", 110, 5696)
 }
 
+// packQ2K writes gemmPackQ2KAVX512: packQ2K's layout (gemmk3.go), d, dmin
+// and the scale bytes by dword gathers, qs by chunk4.
+func packQ2K() {
+	out.WriteString(`
+// Byte-shuffle controls for the Q2_K min pairs: dword lane k of a 128-bit
+// lane gets (byte 4k+2c, 0, byte 4k+2c+1, 0), c < 2.
+DATA q2kMin<>+0(SB)/8, $0x8005800480018000
+DATA q2kMin<>+8(SB)/8, $0x800d800c80098008
+DATA q2kMin<>+16(SB)/8, $0x8007800680038002
+DATA q2kMin<>+24(SB)/8, $0x800f800e800b800a
+GLOBL q2kMin<>(SB), RODATA|NOPTR, $32
+
+// func gemmPackQ2KAVX512(nblk int, w *byte, ws int, dst *byte)
+TEXT ·gemmPackQ2KAVX512(SB), NOSPLIT, $0-32
+`)
+	packPrologue()
+	p("VMOVDQU64 q6kTA<>(SB), Z28")
+	p("VMOVDQU64 q6kTB<>(SB), Z29")
+	for s := 0; s < 4; s++ {
+		p("VBROADCASTI32X4 q4kPair<>+%d(SB), Z%d", 16*s, 24+s)
+	}
+	p("VBROADCASTI32X4 q2kMin<>+0(SB), Z20")
+	p("VBROADCASTI32X4 q2kMin<>+16(SB), Z21")
+	p("TESTQ CX, CX")
+	p("JZ q2kpdone")
+	label("q2kploop")
+	packPrefetch()
+	// d, dmin: the dword at 80.
+	gather(80, "Z0")
+	p("VPMOVDW Z0, Y1")
+	p("VCVTPH2PS Y1, Z1")
+	p("VMOVDQU64 Z1, %d(DI)", 5632)
+	p("VPSRLD $16, Z0, Z0")
+	p("VPMOVDW Z0, Y1")
+	p("VCVTPH2PS Y1, Z1")
+	p("VMOVDQU64 Z1, %d(DI)", 5696)
+	// Scale bytes 4i..4i+3 (dword i): low nibbles the groups' scales,
+	// high nibbles their mins.
+	for i := 0; i < 4; i++ {
+		gather(4*i, "Z0")
+		p("VPANDD Z30, Z0, Z2")
+		p("VPSRLD $4, Z0, Z3")
+		p("VPANDD Z30, Z3, Z3")
+		for b := 0; b < 4; b++ {
+			p("VPSHUFB Z%d, Z2, Z1", 24+b)
+			p("VMOVDQU64 Z1, %d(DI)", 4096+64*(4*i+b))
+		}
+		for c := 0; c < 2; c++ {
+			p("VPSHUFB Z%d, Z3, Z1", 20+c)
+			p("VMOVDQU64 Z1, %d(DI)", 5120+64*(2*i+c))
+		}
+	}
+	// Quants: element 128h+32j+4m.. (vector 32h+8j+m) takes bits 2j, 2j+1
+	// of qs dword m (at 16+32h+4m).
+	for h := 0; h < 2; h++ {
+		for c := 0; c < 2; c++ {
+			chunk4(16+32*h+16*c, 10)
+			for mm := 0; mm < 4; mm++ {
+				m := 4*c + mm
+				q := fmt.Sprintf("Z%d", 10+mm)
+				for j := 0; j < 4; j++ {
+					if j == 0 {
+						p("VPANDD.BCST q4k03<>(SB), %s, Z0", q)
+					} else {
+						p("VPSRLD $%d, %s, Z0", 2*j, q)
+						p("VPANDD.BCST q4k03<>(SB), Z0, Z0")
+					}
+					p("VMOVDQU64 Z0, %d(DI)", 64*(32*h+8*j+m))
+				}
+			}
+		}
+	}
+	packEpilogue("q2kp", 84, 5760)
+}
+
 func packEpilogue(pl string, bs, blockB int) {
 	for _, r := range []string{"SI", "R8", "R11", "R12"} {
 		p("ADDQ $%d, %s", bs, r)
@@ -702,6 +777,7 @@ func main() {
 	packQ4K(true)
 	packQ6K()
 	packQ3K()
+	packQ2K()
 	if err := os.WriteFile("gemmk512_amd64.s", out.Bytes(), 0o644); err != nil {
 		panic(err)
 	}
