@@ -68,78 +68,45 @@ func gemmKernelQ6KAVX512(nblk int, pw *byte, a *byte, as int, prep *byte, pstrid
 // too made the MatMul at batch 32 only 1.5-1.7× the Go packer's, against
 // 1.8-2.1× now (BenchmarkGemmKAVX512Alt/Q4_K-pack; Q5_K 1.8-1.9× → 2.2-2.4×,
 // Q6_K 1.5-1.7× → 2.0-2.1×).
-func packQ4KAVX512(n int, w []byte, ws int, dst []byte) {
-	if n <= 0 {
-		return
-	}
-	if ws < n*144 || !gemmFits(ws) {
-		panic(fmt.Sprintf("kernels: gemm pack Q4_K: row stride %d for %d blocks", ws, n))
-	}
-	_ = w[(gemmTileRows-1)*ws+n*144-1]
-	_ = dst[n*gemmQ4KBlockB-1]
-	gemmPackQ4KAVX512(n, &w[0], ws, &dst[0])
-}
-
-//go:noescape
-func gemmPackQ4KAVX512(nblk int, w *byte, ws int, dst *byte)
+var packQ4KAVX512 = packKAVX512("Q4_K", 144, gemmQ4KBlockB, gemmPackQ4KAVX512)
 
 // packQ5KAVX512 is packQ5K as packQ4KAVX512 packs (gemmPackQ5KAVX512), with
 // packQ4KAVX512's exception for signaling-NaN scales.
-func packQ5KAVX512(n int, w []byte, ws int, dst []byte) {
-	if n <= 0 {
-		return
-	}
-	if ws < n*176 || !gemmFits(ws) {
-		panic(fmt.Sprintf("kernels: gemm pack Q5_K: row stride %d for %d blocks", ws, n))
-	}
-	_ = w[(gemmTileRows-1)*ws+n*176-1]
-	_ = dst[n*gemmQ4KBlockB-1]
-	gemmPackQ5KAVX512(n, &w[0], ws, &dst[0])
-}
+var packQ5KAVX512 = packKAVX512("Q5_K", 176, gemmQ4KBlockB, gemmPackQ5KAVX512)
 
 // packQ6KAVX512 is packQ6K as packQ4KAVX512 packs (gemmPackQ6KAVX512), with
 // packQ4KAVX512's exception for a signaling-NaN d. It reads d as the high
 // half of the dword at 206, inside the 210-byte block.
-func packQ6KAVX512(n int, w []byte, ws int, dst []byte) {
-	if n <= 0 {
-		return
-	}
-	if ws < n*210 || !gemmFits(ws) {
-		panic(fmt.Sprintf("kernels: gemm pack Q6_K: row stride %d for %d blocks", ws, n))
-	}
-	_ = w[(gemmTileRows-1)*ws+n*210-1]
-	_ = dst[n*gemmQ6KBlockB-1]
-	gemmPackQ6KAVX512(n, &w[0], ws, &dst[0])
-}
+var packQ6KAVX512 = packKAVX512("Q6_K", 210, gemmQ6KBlockB, gemmPackQ6KAVX512)
 
 // packQ3KAVX512 is packQ3K as packQ4KAVX512 packs (gemmPackQ3KAVX512), with
 // its exception for a signaling-NaN d, read as the high half of the dword
 // at 106 inside the 110-byte block.
-func packQ3KAVX512(n int, w []byte, ws int, dst []byte) {
-	if n <= 0 {
-		return
-	}
-	if ws < n*110 || !gemmFits(ws) {
-		panic(fmt.Sprintf("kernels: gemm pack Q3_K: row stride %d for %d blocks", ws, n))
-	}
-	_ = w[(gemmTileRows-1)*ws+n*110-1]
-	_ = dst[n*gemmQ6KBlockB-1]
-	gemmPackQ3KAVX512(n, &w[0], ws, &dst[0])
-}
+var packQ3KAVX512 = packKAVX512("Q3_K", 110, gemmQ6KBlockB, gemmPackQ3KAVX512)
 
 // packQ2KAVX512 is packQ2K as packQ4KAVX512 packs (gemmPackQ2KAVX512), with
 // its exception for signaling-NaN scales.
-func packQ2KAVX512(n int, w []byte, ws int, dst []byte) {
-	if n <= 0 {
-		return
+var packQ2KAVX512 = packKAVX512("Q2_K", 84, gemmQ2KBlockB, gemmPackQ2KAVX512)
+
+// packKAVX512 wraps an assembly packer of blocks of bs bytes into packed
+// super-blocks of blockB bytes with the Go packers' checks (stride, the 16
+// rows' last block, the destination) and gemmFits, before any byte is read.
+func packKAVX512(name string, bs, blockB int, pack func(nblk int, w *byte, ws int, dst *byte)) func(n int, w []byte, ws int, dst []byte) {
+	return func(n int, w []byte, ws int, dst []byte) {
+		if n <= 0 {
+			return
+		}
+		if ws < n*bs || !gemmFits(ws) {
+			panic(fmt.Sprintf("kernels: gemm pack %s: row stride %d for %d blocks", name, ws, n))
+		}
+		_ = w[(gemmTileRows-1)*ws+n*bs-1]
+		_ = dst[n*blockB-1]
+		pack(n, &w[0], ws, &dst[0])
 	}
-	if ws < n*84 || !gemmFits(ws) {
-		panic(fmt.Sprintf("kernels: gemm pack Q2_K: row stride %d for %d blocks", ws, n))
-	}
-	_ = w[(gemmTileRows-1)*ws+n*84-1]
-	_ = dst[n*gemmQ2KBlockB-1]
-	gemmPackQ2KAVX512(n, &w[0], ws, &dst[0])
 }
+
+//go:noescape
+func gemmPackQ4KAVX512(nblk int, w *byte, ws int, dst *byte)
 
 //go:noescape
 func gemmPackQ2KAVX512(nblk int, w *byte, ws int, dst *byte)
