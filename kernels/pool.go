@@ -101,23 +101,37 @@ func (p *Pool) worker() {
 
 // nextJob polls the queue for up to poolSpin, then blocks on it; false once
 // Close has closed it.
-func (p *Pool) nextJob() (*job, bool) {
-	var start time.Time
-	for i := 0; ; i++ {
+func (p *Pool) nextJob() (j *job, ok bool) {
+	if pollFor(func() bool {
 		select {
-		case j, ok := <-p.jobs:
-			return j, ok
+		case j, ok = <-p.jobs:
+			return true
 		default:
+			return false
 		}
-		if i == 0 {
-			start = time.Now()
-		} else if time.Since(start) > poolSpin {
-			break
-		}
-		runtime.Gosched()
+	}) {
+		return j, ok
 	}
-	j, ok := <-p.jobs
+	j, ok = <-p.jobs
 	return j, ok
+}
+
+// pollFor calls ready until it reports true or poolSpin has passed,
+// yielding between calls; it reports whether ready did. The pool's two
+// waits (a worker's for its next job, Run's caller's for its helpers) poll
+// this way before they park.
+func pollFor(ready func() bool) bool {
+	if ready() {
+		return true
+	}
+	start := time.Now()
+	for time.Since(start) < poolSpin {
+		runtime.Gosched()
+		if ready() {
+			return true
+		}
+	}
+	return false
 }
 
 // helpSafely runs the job on a helper and records a panic (a memory fault
@@ -192,12 +206,7 @@ func (j *job) workCaller() {
 // same counter, so they usually finish within microseconds of the caller),
 // then parks in done.Wait, which also orders their writes before ours.
 func (j *job) wait() {
-	if j.left.Load() > 0 {
-		start := time.Now()
-		for j.left.Load() > 0 && time.Since(start) < poolSpin {
-			runtime.Gosched()
-		}
-	}
+	pollFor(func() bool { return j.left.Load() == 0 })
 	j.done.Wait()
 }
 
