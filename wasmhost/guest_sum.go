@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "a0e2e1dbbffd61cc25b04dd4c851690acd260acd7ab802b1eba35ba75fb5162e"
+const guestSHA256 = "175ecc24bebcf47de7d7bd924521f027f6324a67948f44a97280eb93f946d08f"
