@@ -175,35 +175,6 @@ GLOBL bitQh<>(SB), RODATA|NOPTR, $32
 	NIBBLES(wo+2); \
 	DOTOFF(ao+2, Y13, acc)
 
-// func dotQ4_0Q8_0AVX2(nb int, w, a *byte) float32
-TEXT ·dotQ4_0Q8_0AVX2(SB), NOSPLIT, $0-28
-	MOVQ nb+0(FP), CX
-	MOVQ w+8(FP), SI
-	MOVQ a+16(FP), DI
-	VPBROADCASTD c0f<>(SB), Y15
-	VPBROADCASTD cw1<>(SB), Y14
-	VPBROADCASTD c08<>(SB), Y13
-	VXORPS Y0, Y0, Y0
-	VXORPS Y6, Y6, Y6
-q40loop:
-	CMPQ CX, $2
-	JLT q40tail
-	Q4_0_BLK(0, 0, Y0)
-	Q4_0_BLK(18, 34, Y6)
-	ADDQ $36, SI
-	ADDQ $68, DI
-	SUBQ $2, CX
-	JMP q40loop
-q40tail:
-	TESTQ CX, CX
-	JZ q40done
-	Q4_0_BLK(0, 0, Y0)
-q40done:
-	VADDPS Y6, Y0, Y0
-	HSUMPS(Y0, X0, X1)
-	VZEROUPPER
-	MOVSS X0, ret+24(FP)
-	RET
 
 #define Q8_0_BLK(wo, ao, acc) \
 	DPROD(wo, ao); \
@@ -2319,29 +2290,6 @@ k80notail:
 	FINX(Y10, Y14, 8); \
 	FINX(Y11, Y15, 12)
 
-// func dot4Q4_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
-TEXT ·dot4Q4_0Q8_0AVX2(SB), NOSPLIT, $0-40
-	ARGS4
-	VPBROADCASTD cw1<>(SB), Y6
-	VPBROADCASTD c80<>(SB), Y7
-	ZERO8Y
-j40loop:
-	CMPQ CX, $2
-	JLT j40tail
-	Q4_0_BLK4X(0, 0, Y8, Y9, Y10, Y11)
-	Q4_0_BLK4X(18, 34, Y12, Y13, Y14, Y15)
-	ADDQ $36, SI
-	ADV4(68)
-	SUBQ $2, CX
-	JMP j40loop
-j40tail:
-	TESTQ CX, CX
-	JZ j40done
-	Q4_0_BLK4X(0, 0, Y8, Y9, Y10, Y11)
-j40done:
-	FIN4X
-	VZEROUPPER
-	RET
 
 // func dot4Q8_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dot4Q8_0Q8_0AVX2(SB), NOSPLIT, $0-40
@@ -2635,29 +2583,6 @@ GLOBL srl04<>(SB), RODATA|NOPTR, $32
 	ROWQ8RX(wo, R11, $0x02, a2); \
 	ROWQ8RX(wo, R12, $0x03, a3)
 
-// func dotRows4Q4_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
-TEXT ·dotRows4Q4_0Q8_0AVX2(SB), NOSPLIT, $0-40
-	ARGSR4
-	VPBROADCASTD cw1<>(SB), Y6
-	VPBROADCASTD c08<>(SB), Y7
-	ZERO8Y
-s40loop:
-	CMPQ CX, $2
-	JLT s40tail
-	Q4_0_BLKR4X(0, 0, Y8, Y9, Y10, Y11)
-	Q4_0_BLKR4X(18, 34, Y12, Y13, Y14, Y15)
-	ADVW4(36)
-	ADDQ $68, DI
-	SUBQ $2, CX
-	JMP s40loop
-s40tail:
-	TESTQ CX, CX
-	JZ s40done
-	Q4_0_BLKR4X(0, 0, Y8, Y9, Y10, Y11)
-s40done:
-	FIN4X
-	VZEROUPPER
-	RET
 
 // func dotRows4Q8_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4Q8_0Q8_0AVX2(SB), NOSPLIT, $0-40
