@@ -30,7 +30,8 @@ func archImpls(scalar *Impl) []*Impl {
 // generation's MatVec, each bit-identical to the row's dot; packed MatMul;
 // encoders). Packed layouts: Q4_0 in gemm.go's 32-element one, Q8_0 in
 // it too with the quants kept signed (its kernel multiplies |w| by
-// sign(a, w): gemmKernelQ8PFAVX2); IQ4_NL (its codebook values + 128) in
+// sign(a, w): gemmKernelQ8PFAVX2) below batch gemmQ8I16MinBatch, as
+// int16 for VPMADDWD from there (gemmq8i16_amd64.go); IQ4_NL (its codebook values + 128) in
 // the nibble-split form (gemmq8.go: a whole byte would saturate
 // VPMADDUBSW); the K-quants in their own (gemmk.go; Q3_K packs into
 // Q6_K's and runs its kernel, Q2_K into Q6_K's plus dmin: gemmk3.go);
@@ -46,7 +47,7 @@ var avx2Rows = []archRow{
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX2},
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX2},
 	{t: ggml.Q8_0, dot: dotQ8_0Q8_0AVX2, dot4: dot4Q8_0Q8_0AVX2, rows4: dotRows4Q8_0Q8_0AVX2,
-		gemm: gemm32PF(0, gemmPackQ8_0AVX2, gemmKernelQ8PFAVX2), quantAct: quantQ8_0SIMD},
+		gemm: gemmQ8AVX2, quantAct: quantQ8_0SIMD},
 	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX2, rows4: dotRows4Q2_KQ8_KAVX2,
 		gemm: gemmK(gemmQ2KBlockB, gemmQ2KKB, packQ2K, gemmKernelQ2KAVX2, gemmQ2KMinBatch)},
 	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX2, rows4: dotRows4Q3_KQ8_KAVX2,

@@ -89,6 +89,19 @@ type gemmRoutines struct {
 	// stride between tokens: for a prep of hundreds of bytes per block, which
 	// the kernel streams through a whole K-range for each token.
 	prepByToken bool
+	// big, where set, is another routine set for the same type that
+	// MatMul takes instead from batches of bigFrom rows (the avx2 Q8_0
+	// int16 MatMul, faster at large batches and slower at small ones).
+	big     *gemmRoutines
+	bigFrom int
+}
+
+// forBatch is the routine set g's MatMul runs for a batch of nb rows.
+func (g *gemmRoutines) forBatch(nb int) *gemmRoutines {
+	if g.big != nil && nb >= g.bigFrom {
+		return g.big
+	}
+	return g
 }
 
 // gemmBuffers is the packed MatMul's scratch, reused across calls on one

@@ -9,13 +9,13 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
-// BenchmarkGemmQ8Alt compares the AVX2 packed Q8_0 MatMul (signed layout,
-// |w|·sign(a, w): gemmKernelQ8PFAVX2) with the nibble-split routines it
-// replaced (gemmq8.go's layout, two VPMADDUBSW per 32 products), on one
-// thread, alternating one call of each and keeping the smallest process
+// BenchmarkGemmQ8Alt compares the AVX2 packed Q8_0 MatMul's two routine
+// sets: the byte kernel (signed layout, |w|·sign(a, w):
+// gemmKernelQ8PFAVX2) and the int16 one MatMul takes from batch
+// gemmQ8I16MinBatch (gemmq8i16_amd64.go), on one thread, alternating one call of each and keeping the smallest process
 // CPU time of each, as BenchmarkGemmAlt does: the ratio to trust on a
 // shared machine. Shapes are TinyLlama's (attention, FFN gate/up, FFN
-// down) at generate's and bench's batches.
+// down) at batches around the switch and bench's 512.
 func BenchmarkGemmQ8Alt(b *testing.B) {
 	k, err := ByName("avx2")
 	if err != nil {
@@ -23,7 +23,7 @@ func BenchmarkGemmQ8Alt(b *testing.B) {
 	}
 	const typ = ggml.Q8_0
 	r := rand.New(rand.NewPCG(131, 132))
-	split := gemmSplit(128, gemmPackQ8_0SplitAVX2, gemmKernelQ8SplitAVX2)(typ)
 	signed := k.gemmFor(typ)
-	benchGemmPair(b, typ, r, []int{32, 512}, gemmRival{"split", split, split.kb}, gemmRival{"signed", signed, signed.kb})
+	i16 := signed.big
+	benchGemmPair(b, typ, r, []int{4, 16, 64, 128, 512}, gemmRival{"signed", signed, signed.kb}, gemmRival{"int16", i16, i16.kb})
 }

@@ -4,8 +4,7 @@ package kernels
 // unsigned operand of at most 15 without saturating (AVX2): the 32-element
 // layout of gemm.go with the unsigned byte w+128 split into its two nibbles
 // (w: the codebook value; Q8_0 packed this way too until the signed layout
-// of gemmKernelQ8PFAVX2 replaced it, 1.15-1.3× faster: BenchmarkGemmQ8Alt
-// keeps the old routines to compare). Per block
+// of gemmKernelQ8PFAVX2 replaced it, 1.15-1.3× faster). Per block
 // of a 16-row tile (gemmQ8SplitBlockB bytes): eight 64-byte vectors of the
 // high nibbles (vector j: elements 4j..4j+3 of each row, one dword per
 // row), eight of the low nibbles, then the 16 scales as f32. The kernel sums

@@ -148,7 +148,7 @@ func (k *Impl) MatMul(p *Pool, t ggml.Type, rows, cols int, w, a []byte, nb int,
 		return
 	}
 	if g := k.gemmFor(t); g != nil && nb >= g.minBatch && gemmFits(ws) {
-		matMulPacked(p, g, t, rows, cols, w, a, nb, y, ws, as, gemmKB)
+		matMulPacked(p, g.forBatch(nb), t, rows, cols, w, a, nb, y, ws, as, gemmKB)
 		return
 	}
 	dot4 := k.Dot4(t)
