@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "175ecc24bebcf47de7d7bd924521f027f6324a67948f44a97280eb93f946d08f"
+const guestSHA256 = "6db71bd0722f7eb162c01d036f54c82ed40312eb5a06ec3e63ceea7a1d121557"
