@@ -110,7 +110,7 @@ var avx512Rows = []archRow{
 	{t: ggml.Q8_0, dot: dotQ8_0Q8_0AVX512, dot4: dot4Q8_0Q8_0AVX512, rows4: dotRows4Q8_0Q8_0AVX512,
 		gemm: gemm32(128, gemmPackQ8_0, gemmKernel)},
 	{t: ggml.F16, dot: dotF16AVX512},
-	{t: ggml.Q4_K, dot: dotQ4_KQ8_KAVX512, rows4: dotRows4Q4_KQ8_KAVX2,
+	{t: ggml.Q4_K, dot: dotQ4_KQ8_KAVX512, rows4: dotRows4Q4_KQ8_KAVX512,
 		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ4KAVX512, gemmKernelQ4KAVX512, gemmQ4KMinBatchAVX512)},
 	{t: ggml.Q6_K, dot: dotQ6_KQ8_KAVX512,
 		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ6KAVX512, gemmKernelQ6KAVX512, gemmQ6KMinBatchAVX512)},

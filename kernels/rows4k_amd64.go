@@ -26,3 +26,9 @@ func dotRows4Q3_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
 
 //go:noescape
 func dotRows4Q2_KQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
+
+// dotRows4Q4_KQ8_KAVX512 is dotRows4Q4_KQ8_KAVX2 with its integer loop on
+// ZMM (rows4k512_amd64.s), bit-identical to it and to the Q4_K dots.
+//
+//go:noescape
+func dotRows4Q4_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)

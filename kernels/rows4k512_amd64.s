@@ -1,0 +1,203 @@
+// AVX-512 four-weight-row Q4_K routine (generation's MatVec on the avx512
+// path): rows4k_amd64.s's dotRows4Q4_KQ8_KAVX2 with its integer loop on ZMM.
+// One 64-byte load holds two 64-element chunks of a row; its low nibbles
+// pair with the activations of sub-blocks 2j and 2j+2, its high nibbles
+// with 2j+1 and 2j+3 (the activations are gathered into that order once per
+// super-block for all four rows), VPMADDUBSW forms the pair sums and
+// VPDPWSSD applies each 256-bit half's sub-block scale. Every per-row
+// integer (Σ sc·Σq·a, Σ min·bsum) is exact as in the AVX2 and AVX-512 one-
+// row dots (pair sums ≤ 2·15·128, scaled ≤ 63× that, int32 sums far from
+// overflow), and the header decode, the four-row reduction and the float
+// finish (KDMIN4, KFIN4_MIN) are the AVX2 routine's, so the result is bit-
+// identical to dotQ4_KQ8_KAVX512 and dotQ4_KQ8_KAVX2.
+
+#include "textflag.h"
+#include "rows4_amd64.h"
+
+DATA kz4<>+0(SB)/8, $0x8000800080008000
+DATA kz4<>+8(SB)/8, $0x8000800080008000
+DATA kz4<>+16(SB)/8, $0x8000800080008000
+DATA kz4<>+24(SB)/8, $0x8000800080008000
+DATA kz4<>+32(SB)/8, $0x8002800280028002
+DATA kz4<>+40(SB)/8, $0x8002800280028002
+DATA kz4<>+48(SB)/8, $0x8002800280028002
+DATA kz4<>+56(SB)/8, $0x8002800280028002
+DATA kz4<>+64(SB)/8, $0x8001800180018001
+DATA kz4<>+72(SB)/8, $0x8001800180018001
+DATA kz4<>+80(SB)/8, $0x8001800180018001
+DATA kz4<>+88(SB)/8, $0x8001800180018001
+DATA kz4<>+96(SB)/8, $0x8003800380038003
+DATA kz4<>+104(SB)/8, $0x8003800380038003
+DATA kz4<>+112(SB)/8, $0x8003800380038003
+DATA kz4<>+120(SB)/8, $0x8003800380038003
+DATA kz4<>+128(SB)/8, $0x8004800480048004
+DATA kz4<>+136(SB)/8, $0x8004800480048004
+DATA kz4<>+144(SB)/8, $0x8004800480048004
+DATA kz4<>+152(SB)/8, $0x8004800480048004
+DATA kz4<>+160(SB)/8, $0x8006800680068006
+DATA kz4<>+168(SB)/8, $0x8006800680068006
+DATA kz4<>+176(SB)/8, $0x8006800680068006
+DATA kz4<>+184(SB)/8, $0x8006800680068006
+DATA kz4<>+192(SB)/8, $0x8005800580058005
+DATA kz4<>+200(SB)/8, $0x8005800580058005
+DATA kz4<>+208(SB)/8, $0x8005800580058005
+DATA kz4<>+216(SB)/8, $0x8005800580058005
+DATA kz4<>+224(SB)/8, $0x8007800780078007
+DATA kz4<>+232(SB)/8, $0x8007800780078007
+DATA kz4<>+240(SB)/8, $0x8007800780078007
+DATA kz4<>+248(SB)/8, $0x8007800780078007
+GLOBL kz4<>(SB), RODATA|NOPTR, $256
+DATA k4idx1<>+0(SB)/8, $0x0f0e0d0c07060504
+DATA k4idx1<>+8(SB)/8, $0x0f0e0d0c0b0a0908
+DATA k4idx1<>+16(SB)/8, $0x0f0e0d0c07060504
+DATA k4idx1<>+24(SB)/8, $0x0f0e0d0c0b0a0908
+GLOBL k4idx1<>(SB), RODATA|NOPTR, $32
+DATA k4srl<>+0(SB)/8, $0
+DATA k4srl<>+8(SB)/8, $0x0000000400000000
+DATA k4srl<>+16(SB)/8, $0
+DATA k4srl<>+24(SB)/8, $0x0000000400000000
+GLOBL k4srl<>(SB), RODATA|NOPTR, $32
+DATA k4m1<>+0(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA k4m1<>+8(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA k4m1<>+16(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA k4m1<>+24(SB)/8, $0x0f0f0f0f3f3f3f3f
+GLOBL k4m1<>(SB), RODATA|NOPTR, $32
+DATA k4idx2<>+0(SB)/8, $0x0706050480808080
+DATA k4idx2<>+8(SB)/8, $0x0b0a090880808080
+DATA k4idx2<>+16(SB)/8, $0x0706050480808080
+DATA k4idx2<>+24(SB)/8, $0x0b0a090880808080
+GLOBL k4idx2<>(SB), RODATA|NOPTR, $32
+DATA k4c30<>+0(SB)/8, $0x3030303030303030
+DATA k4c30<>+8(SB)/8, $0x3030303030303030
+DATA k4c30<>+16(SB)/8, $0x3030303030303030
+DATA k4c30<>+24(SB)/8, $0x3030303030303030
+GLOBL k4c30<>(SB), RODATA|NOPTR, $32
+// kdeint: VPERMPS index taking [x0,y0,x1,y1,x2,y2,x3,y3] to [x0..x3 | y0..y3].
+DATA kdeint<>+0(SB)/8, $0x0000000200000000
+DATA kdeint<>+8(SB)/8, $0x0000000600000004
+DATA kdeint<>+16(SB)/8, $0x0000000300000001
+DATA kdeint<>+24(SB)/8, $0x0000000700000005
+GLOBL kdeint<>(SB), RODATA|NOPTR, $32
+DATA kzmins<>+0(SB)/8, $0x8009800980088008
+DATA kzmins<>+8(SB)/8, $0x800b800b800a800a
+DATA kzmins<>+16(SB)/8, $0x800d800d800c800c
+DATA kzmins<>+24(SB)/8, $0x800f800f800e800e
+GLOBL kzmins<>(SB), RODATA|NOPTR, $32
+DATA kz0f<>+0(SB)/4, $0x0f0f0f0f
+GLOBL kz0f<>(SB), RODATA|NOPTR, $4
+
+// dec = row r's decoded scales (bytes 0..7) and mins (8..15) in both lanes
+// (rows4k_amd64.s's K4DEC), and decz = the same in all four lanes.
+#define K4DECZ(r, dec, decz) \
+	VBROADCASTI128 0(r), Y2; \
+	VPSHUFB k4idx1<>(SB), Y2, Y3; \
+	VPSRLVD k4srl<>(SB), Y3, Y3; \
+	VPAND k4m1<>(SB), Y3, Y3; \
+	VPSHUFB k4idx2<>(SB), Y2, Y2; \
+	VPSRLW $2, Y2, Y2; \
+	VPAND k4c30<>(SB), Y2, Y2; \
+	VPOR Y3, Y2, dec; \
+	VINSERTI64X4 $1, dec, decz, decz
+
+#define RED4(i0, i1, i2, i3) \
+	VPHADDD i1, i0, i0; \
+	VPHADDD i3, i2, i2; \
+	VPHADDD i2, i0, i0
+
+#define RED8F(i0, m0) \
+	VPERM2I128 $0x20, m0, i0, Y2; \
+	VPERM2I128 $0x31, m0, i0, Y3; \
+	VPADDD Y3, Y2, Y2; \
+	VCVTDQ2PS Y2, Y2
+
+#define KDMIN4(wo) \
+	VMOVD wo(SI), X3; \
+	VPINSRD $1, wo(R10), X3, X3; \
+	VPINSRD $2, wo(R11), X3, X3; \
+	VPINSRD $3, wo(R12), X3, X3; \
+	VCVTPH2PS X3, Y3; \
+	VBROADCASTSS 0(DI), Y8; \
+	VMULPS Y8, Y3, Y3; \
+	VPERMPS Y3, Y9, Y3
+
+#define KFIN4_MIN \
+	VFMADD231PS X2, X3, X10; \
+	VEXTRACTF128 $1, Y2, X2; \
+	VEXTRACTF128 $1, Y3, X3; \
+	VFNMADD231PS X2, X3, X10
+
+#define K4MINS(dec) \
+	VPSHUFB kzmins<>(SB), dec, dec; \
+	VPMADDWD 260(DI), dec, dec
+
+// Chunks 2p and 2p+1 of weight row r (qs bytes 64p..64p+63) against Z0
+// (their low nibbles' activations) and Z1 (high nibbles'), scales from decz.
+#define Q4KZ_ROW(p, r, decz, acc) \
+	VMOVDQU64 (16+64*p)(r), Z2; \
+	VPSRLW $4, Z2, Z3; \
+	VPANDD Z15, Z2, Z2; \
+	VPANDD Z15, Z3, Z3; \
+	VPMADDUBSW Z0, Z2, Z2; \
+	VPMADDUBSW Z1, Z3, Z3; \
+	VPSHUFB kz4<>+(128*p)(SB), decz, Z8; \
+	VPSHUFB kz4<>+(128*p+64)(SB), decz, Z9; \
+	VPDPWSSD Z8, Z2, acc; \
+	VPDPWSSD Z9, Z3, acc
+
+// Z0 = activations of elements [128p, 128p+32) and [128p+64, 128p+96),
+// Z1 = [128p+32, 128p+64) and [128p+96, 128p+128).
+#define Q4KZ_PAIR(p) \
+	VMOVDQU (4+128*p)(DI), Y0; \
+	VINSERTI64X4 $1, (68+128*p)(DI), Z0, Z0; \
+	VMOVDQU (36+128*p)(DI), Y1; \
+	VINSERTI64X4 $1, (100+128*p)(DI), Z1, Z1; \
+	Q4KZ_ROW(p, SI, Z11, Z4); \
+	Q4KZ_ROW(p, R10, Z12, Z5); \
+	Q4KZ_ROW(p, R11, Z13, Z6); \
+	Q4KZ_ROW(p, R12, Z14, Z7)
+
+// acc (ZMM) folded into its low YMM.
+#define FOLDZ(z, y) \
+	VEXTRACTI64X4 $1, z, Y8; \
+	VPADDD Y8, y, y
+
+// func dotRows4Q4_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q4_KQ8_KAVX512(SB), NOSPLIT, $0-40
+	ARGSR4
+	VPBROADCASTD kz0f<>(SB), Z15
+	VXORPS X10, X10, X10
+	TESTQ CX, CX
+	JZ z4q4kdone
+z4q4kloop:
+	K4DECZ(SI, Y11, Z11)
+	K4DECZ(R10, Y12, Z12)
+	K4DECZ(R11, Y13, Z13)
+	K4DECZ(R12, Y14, Z14)
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	Q4KZ_PAIR(0)
+	Q4KZ_PAIR(1)
+	FOLDZ(Z4, Y4)
+	FOLDZ(Z5, Y5)
+	FOLDZ(Z6, Y6)
+	FOLDZ(Z7, Y7)
+	K4MINS(Y11)
+	K4MINS(Y12)
+	K4MINS(Y13)
+	K4MINS(Y14)
+	RED4(Y4, Y5, Y6, Y7)
+	RED4(Y11, Y12, Y13, Y14)
+	RED8F(Y4, Y11)
+	VMOVDQU kdeint<>(SB), Y9
+	KDMIN4(0)
+	KFIN4_MIN
+	ADVW4(144)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ z4q4kloop
+z4q4kdone:
+	VMOVUPS X10, (R9)
+	VZEROUPPER
+	RET
