@@ -13,10 +13,15 @@ import (
 // few hundred Runs per token with a few microseconds of serial work between
 // them; a parked goroutine takes ~15 µs to wake on a 2-vCPU VM (futex wake
 // of its thread), which at ~25 ms per token was several percent of it. The
-// poll yields (runtime.Gosched) between checks, so a goroutine the spinner's
-// P holds up (the budget prefetcher, the output writer) runs at once, and
-// after poolSpin of nothing the worker parks as before: an idle pool costs
-// no CPU.
+// poll yields between checks twice: to this process's goroutines
+// (runtime.Gosched), so one the spinner's P holds up (the budget
+// prefetcher, the output writer) runs at once, and to other processes'
+// threads (sched_yield, osYield), so a spinner never keeps a CPU from a
+// thread that has work: with two 2-thread processes on two CPUs, polling
+// without sched_yield cost each process 15-40% of its tok/s against
+// parking at once, with it each did 5-10% better than parking
+// (scripts/contend.sh). After poolSpin of nothing the worker parks as
+// before: an idle pool costs no CPU.
 const poolSpin = 200 * time.Microsecond
 
 // Pool is a fixed set of worker goroutines reused across calls, so a matvec
@@ -127,6 +132,7 @@ func pollFor(ready func() bool) bool {
 	start := time.Now()
 	for time.Since(start) < poolSpin {
 		runtime.Gosched()
+		osYield()
 		if ready() {
 			return true
 		}
