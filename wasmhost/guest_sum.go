@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "6db71bd0722f7eb162c01d036f54c82ed40312eb5a06ec3e63ceea7a1d121557"
+const guestSHA256 = "7f5a3897c7bc2167b508d799c61bb8670e1cc36121637c377221deb5c8e42574"
