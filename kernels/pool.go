@@ -27,8 +27,14 @@ const poolSpin = 200 * time.Microsecond
 // Pool is a fixed set of worker goroutines reused across calls, so a matvec
 // (hundreds per token) costs a channel send per worker instead of goroutine
 // creation. The caller's goroutine works too: a pool of n threads starts n-1
-// goroutines. Work is handed out in chunks from an atomic counter, so a worker
-// descheduled by a busy machine does not stall the others on a fixed share.
+// goroutines. Each Run's chunks are split into one contiguous run per
+// participant, each with its own atomic counter: a participant takes its
+// own run's chunks in order, then what is left of the others' runs, so a
+// worker descheduled by a busy machine does not stall the others on a
+// fixed share, while on a quiet machine each thread works through one
+// contiguous part of the range (one stream of a weight matrix per core
+// instead of chunks interleaved between cores; prefill was 3-5% faster
+// than with one shared counter, generation the same within noise).
 // A nil *Pool runs everything on the caller.
 //
 // Weights are often slices of a file mapping, which raise SIGBUS when the
@@ -58,7 +64,8 @@ type job struct {
 	f      func(lo, hi int)
 	n      int
 	grain  int
-	next   atomic.Int64
+	parts  []part       // one contiguous run of chunks per participant
+	joined atomic.Int32 // helpers that have started: helper k owns parts[k]
 	left   atomic.Int32 // helpers still running; polled before done.Wait parks
 	done   sync.WaitGroup
 	failed atomic.Pointer[any] // first panic value of a helper
@@ -146,23 +153,48 @@ func (j *job) helpSafely() {
 	defer func() {
 		if r := recover(); r != nil {
 			j.failed.CompareAndSwap(nil, &r)
-			j.next.Store(int64(j.n)) // the other goroutines stop taking chunks
+			for i := range j.parts { // the other goroutines stop taking chunks
+				j.parts[i].next.Store(j.parts[i].end)
+			}
 		}
 		j.left.Add(-1)
 		j.done.Done()
 	}()
-	j.work()
+	j.work(int(j.joined.Add(1)))
 }
 
-func (j *job) work() {
+// part is a run of chunk indices [next, end) one participant starts on.
+// Padded to a cache line so the participants' counters do not share one.
+type part struct {
+	next atomic.Int64
+	end  int64
+	_    [48]byte
+}
+
+// split divides chunks chunk indices into len(parts) contiguous runs of
+// nearly equal length.
+func split(parts []part, chunks int) {
+	k := int64(len(parts))
+	for i := range parts {
+		parts[i].next.Store(int64(i) * int64(chunks) / k)
+		parts[i].end = int64(i+1) * int64(chunks) / k
+	}
+}
+
+// work runs participant id's own run of chunks, then whatever is left of
+// the others' (the next participant's first).
+func (j *job) work(id int) {
 	g := int64(j.grain)
 	n := int64(j.n)
-	for {
-		lo := j.next.Add(g) - g
-		if lo >= n {
-			return
+	for k := range j.parts {
+		p := &j.parts[(id+k)%len(j.parts)]
+		for {
+			c := p.next.Add(1) - 1
+			if c >= p.end {
+				break
+			}
+			j.f(int(c*g), int(min((c+1)*g, n)))
 		}
-		j.f(int(lo), int(min(lo+g, n)))
 	}
 }
 
@@ -186,8 +218,10 @@ func (p *Pool) Run(n, grain int, f func(lo, hi int)) {
 		f(0, n)
 		return
 	}
-	j := &job{f: f, n: n, grain: grain}
-	helpers := min(p.threads-1, (n+grain-1)/grain-1)
+	chunks := (n + grain - 1) / grain
+	helpers := min(p.threads-1, chunks-1)
+	j := &job{f: f, n: n, grain: grain, parts: make([]part, helpers+1)}
+	split(j.parts, chunks)
 	j.done.Add(helpers)
 	j.left.Store(int32(helpers))
 	for i := 0; i < helpers; i++ {
@@ -205,11 +239,12 @@ func (p *Pool) Run(n, grain int, f func(lo, hi int)) {
 // panic unwinds past Run.
 func (j *job) workCaller() {
 	defer j.wait()
-	j.work()
+	j.work(0)
 }
 
-// wait polls for the helpers for up to poolSpin (they take chunks from the
-// same counter, so they usually finish within microseconds of the caller),
+// wait polls for the helpers for up to poolSpin (whoever finishes its own
+// run first takes chunks from the others', so they usually finish within
+// microseconds of the caller),
 // then parks in done.Wait, which also orders their writes before ours.
 func (j *job) wait() {
 	pollFor(func() bool { return j.left.Load() == 0 })

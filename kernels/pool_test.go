@@ -43,3 +43,28 @@ func TestPoolHelperJoins(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitPartitions checks the runs Run hands its participants: in order,
+// contiguous, covering every chunk once, lengths differing by at most one.
+func TestSplitPartitions(t *testing.T) {
+	for chunks := 1; chunks <= 40; chunks++ {
+		for k := 1; k <= min(chunks, 9); k++ {
+			parts := make([]part, k)
+			split(parts, chunks)
+			var prev int64
+			for i := range parts {
+				lo, hi := parts[i].next.Load(), parts[i].end
+				if lo != prev || hi < lo {
+					t.Fatalf("chunks=%d parts=%d: run %d is [%d,%d), want it to start at %d", chunks, k, i, lo, hi, prev)
+				}
+				if n := hi - lo; n != int64(chunks/k) && n != int64(chunks/k+1) {
+					t.Fatalf("chunks=%d parts=%d: run %d has %d chunks", chunks, k, i, n)
+				}
+				prev = hi
+			}
+			if prev != int64(chunks) {
+				t.Fatalf("chunks=%d parts=%d: runs end at %d", chunks, k, prev)
+			}
+		}
+	}
+}
