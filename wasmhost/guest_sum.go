@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "7f5a3897c7bc2167b508d799c61bb8670e1cc36121637c377221deb5c8e42574"
+const guestSHA256 = "e6d676fdb4d60087c777ab39bb7f8a4e5fbe011c1b5750b67ed9c0e0471343a6"
