@@ -201,3 +201,136 @@ z4q4kdone:
 	VMOVUPS X10, (R9)
 	VZEROUPPER
 	RET
+
+// AVX-512 four-weight-row Q6_K routine: per row the integer loop of
+// dotQ6_KQ8_KAVX512 (Q6K_ZHALF), the four rows' int32 sums then reduced
+// together and finished in one 4-lane float step as rows4k_amd64.s's
+// dotRows4Q6_KQ8_KAVX2 does (KFIN4_D: d = fp16(d_w)·d_a, acc = d·float(isum)
+// + acc per row lane). The integers are exact in every routine, so the
+// result is bit-identical to dotQ6_KQ8_KAVX512 and dotQ6_KQ8_KAVX2.
+
+DATA kz6c0f<>+0(SB)/4, $0x0f0f0f0f
+GLOBL kz6c0f<>(SB), RODATA|NOPTR, $4
+DATA kz6c30<>+0(SB)/4, $0x30303030
+GLOBL kz6c30<>(SB), RODATA|NOPTR, $4
+
+DATA kz6perm<>+0(SB)/8, $0x0000000000000000
+DATA kz6perm<>+8(SB)/8, $0x0000000000000000
+DATA kz6perm<>+16(SB)/8, $0x0001000100010001
+DATA kz6perm<>+24(SB)/8, $0x0001000100010001
+DATA kz6perm<>+32(SB)/8, $0x0002000200020002
+DATA kz6perm<>+40(SB)/8, $0x0002000200020002
+DATA kz6perm<>+48(SB)/8, $0x0003000300030003
+DATA kz6perm<>+56(SB)/8, $0x0003000300030003
+DATA kz6perm<>+64(SB)/8, $0x0004000400040004
+DATA kz6perm<>+72(SB)/8, $0x0004000400040004
+DATA kz6perm<>+80(SB)/8, $0x0005000500050005
+DATA kz6perm<>+88(SB)/8, $0x0005000500050005
+DATA kz6perm<>+96(SB)/8, $0x0006000600060006
+DATA kz6perm<>+104(SB)/8, $0x0006000600060006
+DATA kz6perm<>+112(SB)/8, $0x0007000700070007
+DATA kz6perm<>+120(SB)/8, $0x0007000700070007
+DATA kz6perm<>+128(SB)/8, $0x0008000800080008
+DATA kz6perm<>+136(SB)/8, $0x0008000800080008
+DATA kz6perm<>+144(SB)/8, $0x0009000900090009
+DATA kz6perm<>+152(SB)/8, $0x0009000900090009
+DATA kz6perm<>+160(SB)/8, $0x000a000a000a000a
+DATA kz6perm<>+168(SB)/8, $0x000a000a000a000a
+DATA kz6perm<>+176(SB)/8, $0x000b000b000b000b
+DATA kz6perm<>+184(SB)/8, $0x000b000b000b000b
+DATA kz6perm<>+192(SB)/8, $0x000c000c000c000c
+DATA kz6perm<>+200(SB)/8, $0x000c000c000c000c
+DATA kz6perm<>+208(SB)/8, $0x000d000d000d000d
+DATA kz6perm<>+216(SB)/8, $0x000d000d000d000d
+DATA kz6perm<>+224(SB)/8, $0x000e000e000e000e
+DATA kz6perm<>+232(SB)/8, $0x000e000e000e000e
+DATA kz6perm<>+240(SB)/8, $0x000f000f000f000f
+DATA kz6perm<>+248(SB)/8, $0x000f000f000f000f
+GLOBL kz6perm<>(SB), RODATA|NOPTR, $256
+
+// Half h of Q6_K weight row r (Q6K_ZHALF with the row register, its scales
+// in sc and its accumulator acc).
+#define Q6KZR_HALF(h, r, sc, acc, ilo, ihi) \
+	VMOVDQU64 (64*h)(r), Z7; \
+	VBROADCASTI64X4 (128+32*h)(r), Z8; \
+	VPSLLW $4, Y8, Y9; \
+	VPSLLW $2, Y8, Y10; \
+	VINSERTI64X4 $1, Y10, Z9, Z9; \
+	VPANDD Z13, Z9, Z9; \
+	VPANDD Z15, Z7, Z10; \
+	VPORD Z9, Z10, Z10; \
+	VPSRLW $2, Y8, Y11; \
+	VINSERTI64X4 $1, Y11, Z8, Z11; \
+	VPANDD Z13, Z11, Z11; \
+	VPSRLW $4, Z7, Z12; \
+	VPANDD Z15, Z12, Z12; \
+	VPORD Z11, Z12, Z12; \
+	VPMADDUBSW (4+128*h)(DI), Z10, Z10; \
+	VPMADDUBSW (68+128*h)(DI), Z12, Z12; \
+	VPERMW sc, ilo, Z9; \
+	VPERMW sc, ihi, Z11; \
+	VPDPWSSD Z9, Z10, acc; \
+	VPDPWSSD Z11, Z12, acc
+
+// acc = -32·Σ scale_k·bsum_k for weight row r, sc = its 16 scales as int16.
+#define Q6KZR_INIT(r, sc, acc) \
+	VPMOVSXBW 192(r), sc; \
+	VPMADDWD 260(DI), sc, Y2; \
+	VPSLLD $5, Y2, Y2; \
+	VPXORD acc, acc, acc; \
+	VPSUBD Y2, acc, acc
+
+#define Q6KZR_FOLD(z, y, yd) \
+	VEXTRACTI64X4 $1, z, Y2; \
+	VPADDD Y2, y, yd
+
+// func dotRows4Q6_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q6_KQ8_KAVX512(SB), NOSPLIT, $0-40
+	ARGSR4
+	VPBROADCASTD kz6c0f<>(SB), Z15
+	VPBROADCASTD kz6c30<>(SB), Z13
+	VMOVDQU64 kz6perm<>+0(SB), Z16
+	VMOVDQU64 kz6perm<>+64(SB), Z17
+	VMOVDQU64 kz6perm<>+128(SB), Z18
+	VMOVDQU64 kz6perm<>+192(SB), Z19
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ z4q6kdone
+z4q6kloop:
+	Q6KZR_INIT(SI, Y20, Y24)
+	Q6KZR_INIT(R10, Y21, Y25)
+	Q6KZR_INIT(R11, Y22, Y26)
+	Q6KZR_INIT(R12, Y23, Y27)
+	Q6KZR_HALF(0, SI, Z20, Z24, Z16, Z17)
+	Q6KZR_HALF(0, R10, Z21, Z25, Z16, Z17)
+	Q6KZR_HALF(0, R11, Z22, Z26, Z16, Z17)
+	Q6KZR_HALF(0, R12, Z23, Z27, Z16, Z17)
+	Q6KZR_HALF(1, SI, Z20, Z24, Z18, Z19)
+	Q6KZR_HALF(1, R10, Z21, Z25, Z18, Z19)
+	Q6KZR_HALF(1, R11, Z22, Z26, Z18, Z19)
+	Q6KZR_HALF(1, R12, Z23, Z27, Z18, Z19)
+	Q6KZR_FOLD(Z24, Y24, Y4)
+	Q6KZR_FOLD(Z25, Y25, Y5)
+	Q6KZR_FOLD(Z26, Y26, Y6)
+	Q6KZR_FOLD(Z27, Y27, Y7)
+	RED4(Y4, Y5, Y6, Y7)
+	VEXTRACTI128 $1, Y4, X2
+	VPADDD X2, X4, X4
+	VCVTDQ2PS X4, X4
+	MOVWLZX 208(SI), AX
+	VMOVD AX, X3
+	VPINSRW $1, 208(R10), X3, X3
+	VPINSRW $2, 208(R11), X3, X3
+	VPINSRW $3, 208(R12), X3, X3
+	VCVTPH2PS X3, X3
+	VBROADCASTSS 0(DI), X1
+	VMULPS X1, X3, X3
+	VFMADD231PS X4, X3, X0
+	ADVW4(210)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ z4q6kloop
+z4q6kdone:
+	VMOVUPS X0, (R9)
+	VZEROUPPER
+	RET
