@@ -98,3 +98,45 @@ func BenchmarkOpsF32(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAttnGenDepth is one generated token's attention at depth 2048
+// on TinyLlama's geometry (22 layers × 4 kv heads of an F16 cache, GQA 8),
+// one thread: per layer and kv head ScoresF16, Softmax and AccumF16 over
+// a K and a V cache of 22 × 2048 rows of 512 bytes each (~46 MB, so the
+// rows come from beyond L2 as they do in generation).
+func BenchmarkAttnGenDepth(b *testing.B) {
+	r := rand.New(rand.NewPCG(4, 4))
+	const layers, heads, nq, hd, n, stride = 22, 4, 8, 64, 2048, 4 * 64 * 2
+	kc := make([]byte, layers*n*stride)
+	vc := make([]byte, layers*n*stride)
+	for i := 0; i < layers*n*heads; i++ {
+		k, _ := randHalfRow(r, hd)
+		copy(kc[i*hd*2:], k)
+		v, _ := randHalfRow(r, hd)
+		copy(vc[i*hd*2:], v)
+	}
+	q := make([]float32, nq*hd)
+	_, qv := randHalfRow(r, nq*hd)
+	copy(q, qv)
+	s, out := make([]float32, nq*n), make([]float32, nq*hd)
+	for _, k := range Available() {
+		if k.Name == "scalar" {
+			continue
+		}
+		b.Run(k.Name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				for l := 0; l < layers; l++ {
+					for g := 0; g < heads; g++ {
+						off := l*n*stride + g*hd*2
+						k.ScoresF16(q, nq, hd, kc[off:], stride, n, 0.125, s, n)
+						for j := 0; j < nq; j++ {
+							k.Softmax(s[j*n : (j+1)*n])
+						}
+						clear(out)
+						k.AccumF16(out, nq, hd, s, n, vc[off:], stride, n)
+					}
+				}
+			}
+		})
+	}
+}
