@@ -78,7 +78,7 @@ func scoresFourRow(wide bool, q []float32, nq, hd int, keys []byte, stride, n in
 func scores4(wide bool, q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
 	switch {
 	case hd == 64 && wide:
-		scoresF16x64AVX512(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
+		scoresF16x64x2AVX512(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
 	case hd == 64:
 		scoresF16x64x2AVX2(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
 	default:
@@ -298,3 +298,9 @@ func scoresF16x64x2AVX2(q *float32, nq int, keys *byte, stride, n int, scale flo
 //
 //go:noescape
 func scoresF16x4AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int)
+
+// scoresF16x64x2AVX512 is scoresF16x64AVX512 two key rows at a time (the
+// two keys' reductions done jointly), bit-identical to it (ops_amd64.s).
+//
+//go:noescape
+func scoresF16x64x2AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)

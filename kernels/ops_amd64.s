@@ -980,3 +980,202 @@ gbred:
 gbdone:
 	VZEROUPPER
 	RET
+
+// Index for scoresF16x64x2AVX512: the scores of key 0 (lanes 0-3, rows 0-3)
+// and key 1 (lanes 8-11) interleaved per row: r0k0 r0k1 r1k0 r1k1 ...
+DATA scorePairIdx<>+0(SB)/4, $0
+DATA scorePairIdx<>+4(SB)/4, $8
+DATA scorePairIdx<>+8(SB)/4, $1
+DATA scorePairIdx<>+12(SB)/4, $9
+DATA scorePairIdx<>+16(SB)/4, $2
+DATA scorePairIdx<>+20(SB)/4, $10
+DATA scorePairIdx<>+24(SB)/4, $3
+DATA scorePairIdx<>+28(SB)/4, $11
+DATA scorePairIdx<>+32(SB)/4, $0
+DATA scorePairIdx<>+36(SB)/4, $0
+DATA scorePairIdx<>+40(SB)/4, $0
+DATA scorePairIdx<>+44(SB)/4, $0
+DATA scorePairIdx<>+48(SB)/4, $0
+DATA scorePairIdx<>+52(SB)/4, $0
+DATA scorePairIdx<>+56(SB)/4, $0
+DATA scorePairIdx<>+60(SB)/4, $0
+GLOBL scorePairIdx<>(SB), RODATA|NOPTR, $64
+
+// func scoresF16x64x2AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
+//
+// scoresF16x64AVX512 two key rows at a time, bit-identical to it: the same
+// products and FMAs per score (Z0..Z3 key 0, Z4..Z7 key 1), and the eight
+// 16-lane sums reduced jointly with the same pairings as its reduction
+// (256-bit halves: a_i + a_{i+8}; then adjacent pairs twice, as its two
+// VHADDPS levels; then its 128-bit halves), by lane shuffles over whole zmm
+// registers: about half the reduction instructions per score. An odd last
+// key goes through the one-key loop.
+TEXT ·scoresF16x64x2AVX512(SB), NOSPLIT, $0-64
+	MOVQ q+0(FP), SI
+	MOVQ nq+8(FP), CX
+	MOVQ stride+24(FP), R10
+	VBROADCASTSS scale+40(FP), Z12
+	MOVQ out+48(FP), DX
+	MOVQ ws+56(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ R10, R14
+	SHLQ $4, R14              // prefetch distance: 16 key rows
+	LEAQ (R10)(R10*1), R8     // two key rows
+tx4:
+	TESTQ CX, CX
+	JZ txdone
+	VMOVUPS 0(SI), Z16
+	VMOVUPS 64(SI), Z17
+	VMOVUPS 128(SI), Z18
+	VMOVUPS 192(SI), Z19
+	VMOVUPS 256(SI), Z20
+	VMOVUPS 320(SI), Z21
+	VMOVUPS 384(SI), Z22
+	VMOVUPS 448(SI), Z23
+	VMOVUPS 512(SI), Z24
+	VMOVUPS 576(SI), Z25
+	VMOVUPS 640(SI), Z26
+	VMOVUPS 704(SI), Z27
+	VMOVUPS 768(SI), Z28
+	VMOVUPS 832(SI), Z29
+	VMOVUPS 896(SI), Z30
+	VMOVUPS 960(SI), Z31
+	MOVQ keys+16(FP), DI
+	MOVQ DX, BX
+	MOVQ n+32(FP), R11
+tx2:
+	CMPQ R11, $2
+	JLT tx1
+	LEAQ (DI)(R10*1), AX
+	PREFETCHT0 0(DI)(R14*1)
+	PREFETCHT0 64(DI)(R14*1)
+	PREFETCHT0 0(AX)(R14*1)
+	PREFETCHT0 64(AX)(R14*1)
+	VCVTPH2PS 0(DI), Z8
+	VCVTPH2PS 32(DI), Z9
+	VCVTPH2PS 64(DI), Z10
+	VCVTPH2PS 96(DI), Z11
+	VMULPS Z16, Z8, Z0
+	VFMADD231PS Z17, Z9, Z0
+	VFMADD231PS Z18, Z10, Z0
+	VFMADD231PS Z19, Z11, Z0
+	VMULPS Z20, Z8, Z1
+	VFMADD231PS Z21, Z9, Z1
+	VFMADD231PS Z22, Z10, Z1
+	VFMADD231PS Z23, Z11, Z1
+	VMULPS Z24, Z8, Z2
+	VFMADD231PS Z25, Z9, Z2
+	VFMADD231PS Z26, Z10, Z2
+	VFMADD231PS Z27, Z11, Z2
+	VMULPS Z28, Z8, Z3
+	VFMADD231PS Z29, Z9, Z3
+	VFMADD231PS Z30, Z10, Z3
+	VFMADD231PS Z31, Z11, Z3
+	VCVTPH2PS 0(AX), Z8
+	VCVTPH2PS 32(AX), Z9
+	VCVTPH2PS 64(AX), Z10
+	VCVTPH2PS 96(AX), Z11
+	VMULPS Z16, Z8, Z4
+	VFMADD231PS Z17, Z9, Z4
+	VFMADD231PS Z18, Z10, Z4
+	VFMADD231PS Z19, Z11, Z4
+	VMULPS Z20, Z8, Z5
+	VFMADD231PS Z21, Z9, Z5
+	VFMADD231PS Z22, Z10, Z5
+	VFMADD231PS Z23, Z11, Z5
+	VMULPS Z24, Z8, Z6
+	VFMADD231PS Z25, Z9, Z6
+	VFMADD231PS Z26, Z10, Z6
+	VFMADD231PS Z27, Z11, Z6
+	VMULPS Z28, Z8, Z7
+	VFMADD231PS Z29, Z9, Z7
+	VFMADD231PS Z30, Z10, Z7
+	VFMADD231PS Z31, Z11, Z7
+	// 256-bit halves: row r's sums of key 0 (low 256) and key 1 (high 256).
+	VSHUFF64X2 $0x44, Z4, Z0, Z8
+	VSHUFF64X2 $0xEE, Z4, Z0, Z9
+	VADDPS Z9, Z8, Z0
+	VSHUFF64X2 $0x44, Z5, Z1, Z10
+	VSHUFF64X2 $0xEE, Z5, Z1, Z11
+	VADDPS Z11, Z10, Z1
+	VSHUFF64X2 $0x44, Z6, Z2, Z13
+	VSHUFF64X2 $0xEE, Z6, Z2, Z14
+	VADDPS Z14, Z13, Z2
+	VSHUFF64X2 $0x44, Z7, Z3, Z8
+	VSHUFF64X2 $0xEE, Z7, Z3, Z9
+	VADDPS Z9, Z8, Z3
+	// Adjacent pairs (rows 0,1 and 2,3), then again (rows 0..3).
+	VSHUFPS $0x88, Z1, Z0, Z10
+	VSHUFPS $0xDD, Z1, Z0, Z11
+	VADDPS Z11, Z10, Z0
+	VSHUFPS $0x88, Z3, Z2, Z13
+	VSHUFPS $0xDD, Z3, Z2, Z14
+	VADDPS Z14, Z13, Z2
+	VSHUFPS $0x88, Z2, Z0, Z8
+	VSHUFPS $0xDD, Z2, Z0, Z9
+	VADDPS Z9, Z8, Z0
+	// 128-bit halves: lanes 0 (key 0) and 2 (key 1) hold rows 0..3.
+	VSHUFF32X4 $0xB1, Z0, Z0, Z10
+	VADDPS Z10, Z0, Z0
+	VMULPS Z12, Z0, Z0
+	VMOVUPS scorePairIdx<>(SB), Z11
+	VPERMPS Z0, Z11, Z0
+	VMOVLPS X0, 0(BX)
+	VMOVHPS X0, 0(BX)(R12*1)
+	VEXTRACTF128 $1, Y0, X1
+	VMOVLPS X1, 0(BX)(R12*2)
+	VMOVHPS X1, 0(BX)(R13*1)
+	ADDQ R8, DI
+	ADDQ $8, BX
+	SUBQ $2, R11
+	JMP tx2
+tx1:
+	TESTQ R11, R11
+	JZ txnext
+	VCVTPH2PS 0(DI), Z8
+	VCVTPH2PS 32(DI), Z9
+	VCVTPH2PS 64(DI), Z10
+	VCVTPH2PS 96(DI), Z11
+	VMULPS Z16, Z8, Z0
+	VFMADD231PS Z17, Z9, Z0
+	VFMADD231PS Z18, Z10, Z0
+	VFMADD231PS Z19, Z11, Z0
+	VMULPS Z20, Z8, Z1
+	VFMADD231PS Z21, Z9, Z1
+	VFMADD231PS Z22, Z10, Z1
+	VFMADD231PS Z23, Z11, Z1
+	VMULPS Z24, Z8, Z2
+	VFMADD231PS Z25, Z9, Z2
+	VFMADD231PS Z26, Z10, Z2
+	VFMADD231PS Z27, Z11, Z2
+	VMULPS Z28, Z8, Z3
+	VFMADD231PS Z29, Z9, Z3
+	VFMADD231PS Z30, Z10, Z3
+	VFMADD231PS Z31, Z11, Z3
+	VEXTRACTF64X4 $1, Z0, Y4
+	VADDPS Y4, Y0, Y0
+	VEXTRACTF64X4 $1, Z1, Y5
+	VADDPS Y5, Y1, Y1
+	VEXTRACTF64X4 $1, Z2, Y6
+	VADDPS Y6, Y2, Y2
+	VEXTRACTF64X4 $1, Z3, Y7
+	VADDPS Y7, Y3, Y3
+	VHADDPS Y1, Y0, Y0
+	VHADDPS Y3, Y2, Y2
+	VHADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VMULPS X12, X0, X0
+	VMOVSS X0, 0(BX)
+	VEXTRACTPS $1, X0, 0(BX)(R12*1)
+	VEXTRACTPS $2, X0, 0(BX)(R12*2)
+	VEXTRACTPS $3, X0, 0(BX)(R13*1)
+txnext:
+	ADDQ $1024, SI
+	LEAQ (DX)(R12*4), DX
+	SUBQ $4, CX
+	JMP tx4
+txdone:
+	VZEROUPPER
+	RET
