@@ -175,9 +175,6 @@ func newGemmK(t ggml.Type, blockB, kb int, pack func(n int, w []byte, ws int, ds
 }
 
 //go:noescape
-func gemmPackQ8_0SplitAVX2(nblk int, w *byte, ws int, dst *byte)
-
-//go:noescape
 func gemmPackIQ4_NLSplitAVX2(nblk int, w *byte, ws int, dst *byte)
 
 //go:noescape

@@ -1726,64 +1726,6 @@ s8done:
 	VZEROUPPER
 	RET
 
-// High nibbles of y^0x80 to off(DI) (group j), low nibbles to off+512.
-#define SPLIT8(y, off) \
-	VPXOR Y14, y, y; \
-	VPAND Y15, y, Y12; \
-	VMOVDQU Y12, off+512(DI); \
-	VPSRLD $4, y, y; \
-	VPAND Y15, y, y; \
-	VMOVDQU y, off(DI)
-
-// func gemmPackQ8_0SplitAVX2(nblk int, w *byte, ws int, dst *byte)
-//
-// The nibble-split Q8_0 layout of gemmq8.go (packQ8_0Split's bytes).
-TEXT ·gemmPackQ8_0SplitAVX2(SB), NOSPLIT, $0-32
-	MOVQ nblk+0(FP), CX
-	MOVQ w+8(FP), SI
-	MOVQ ws+16(FP), R9
-	MOVQ dst+24(FP), DI
-	LEAQ (R9)(R9*2), R10
-	LEAQ (SI)(R9*4), R8
-	LEAQ (R8)(R9*4), R11
-	LEAQ (R11)(R9*4), R12
-	VPBROADCASTD gemm0f<>(SB), Y15
-	VPBROADCASTD gemm80<>(SB), Y14
-	TESTQ CX, CX
-	JZ s8pdone
-s8ploop:
-	TRANS8(2, SI, R8)
-	SPLIT8(Y4, 0)
-	SPLIT8(Y5, 64)
-	SPLIT8(Y6, 128)
-	SPLIT8(Y7, 192)
-	TRANS8(18, SI, R8)
-	SPLIT8(Y4, 256)
-	SPLIT8(Y5, 320)
-	SPLIT8(Y6, 384)
-	SPLIT8(Y7, 448)
-	TRANS8(2, R11, R12)
-	SPLIT8(Y4, 32)
-	SPLIT8(Y5, 96)
-	SPLIT8(Y6, 160)
-	SPLIT8(Y7, 224)
-	TRANS8(18, R11, R12)
-	SPLIT8(Y4, 288)
-	SPLIT8(Y5, 352)
-	SPLIT8(Y6, 416)
-	SPLIT8(Y7, 480)
-	SCALES16(1024)
-	ADDQ $34, SI
-	ADDQ $34, R8
-	ADDQ $34, R11
-	ADDQ $34, R12
-	ADDQ $1088, DI
-	DECQ CX
-	JNZ s8ploop
-s8pdone:
-	VZEROUPPER
-	RET
-
 // func gemmKernelQ5KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
 //
 // Q5_K in the Q4_K layout with 5-bit quants (packQ5K): a VPMADDUBSW pair
