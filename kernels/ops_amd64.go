@@ -275,20 +275,9 @@ func roundF16AVX2(dst, x *float32, n int)
 //go:noescape
 func accumF16x64AVX512(out *float32, nq int, w *float32, ws int, vals *byte, stride, n, os int)
 
-// scoresF16x64AVX512 is (*Impl).ScoresF16 for hd == 64, nq a positive
-// multiple of 4, n > 0 on AVX-512.
-//
-//go:noescape
-func scoresF16x64AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
-
-// scoresF16x64AVX2 is (*Impl).ScoresF16 for hd == 64, nq a positive
-// multiple of 4, n > 0.
-//
-//go:noescape
-func scoresF16x64AVX2(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
-
-// scoresF16x64x2AVX2 is scoresF16x64AVX2 two key rows at a time (each q
-// chunk loaded once for both), bit-identical to it (scores_amd64.s).
+// scoresF16x64x2AVX2 is (*Impl).ScoresF16 for hd == 64, nq a positive
+// multiple of 4, n > 0 on AVX2, two key rows at a time (each q chunk
+// loaded once for both; scores_amd64.s).
 //
 //go:noescape
 func scoresF16x64x2AVX2(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
@@ -299,8 +288,9 @@ func scoresF16x64x2AVX2(q *float32, nq int, keys *byte, stride, n int, scale flo
 //go:noescape
 func scoresF16x4AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int)
 
-// scoresF16x64x2AVX512 is scoresF16x64AVX512 two key rows at a time (the
-// two keys' reductions done jointly), bit-identical to it (ops_amd64.s).
+// scoresF16x64x2AVX512 is (*Impl).ScoresF16 for hd == 64, nq a positive
+// multiple of 4, n > 0 on AVX-512, two key rows at a time (the two keys'
+// reductions done jointly; ops_amd64.s).
 //
 //go:noescape
 func scoresF16x64x2AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)

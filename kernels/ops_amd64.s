@@ -716,197 +716,12 @@ axdone:
 	VZEROUPPER
 	RET
 
-// func scoresF16x64AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
-//
-// ScoresF16 for hd == 64 and nq a positive multiple of 4 on AVX-512: four
-// query rows stay in Z16..Z31 while the key rows stream past; each key row
-// is converted once (Z8..Z11) for the four, each dot is one VMULPS and
-// three FMAs over 16 lanes, and the four 16-lane sums are reduced together
-// (halves, then two VHADDPS levels, then the 128-bit halves) into one xmm of
-// four scores. Per term: 4 + 1 + 2 + 1 = hd/16 + 4 roundings.
-TEXT ·scoresF16x64AVX512(SB), NOSPLIT, $0-64
-	MOVQ q+0(FP), SI
-	MOVQ nq+8(FP), CX
-	MOVQ stride+24(FP), R10
-	VBROADCASTSS scale+40(FP), X12
-	MOVQ out+48(FP), DX
-	MOVQ ws+56(FP), R12
-	SHLQ $2, R12
-	LEAQ (R12)(R12*2), R13
-	MOVQ R10, R14
-	SHLQ $4, R14              // prefetch distance: 16 key rows
-sx4:
-	TESTQ CX, CX
-	JZ sxdone
-	VMOVUPS 0(SI), Z16
-	VMOVUPS 64(SI), Z17
-	VMOVUPS 128(SI), Z18
-	VMOVUPS 192(SI), Z19
-	VMOVUPS 256(SI), Z20
-	VMOVUPS 320(SI), Z21
-	VMOVUPS 384(SI), Z22
-	VMOVUPS 448(SI), Z23
-	VMOVUPS 512(SI), Z24
-	VMOVUPS 576(SI), Z25
-	VMOVUPS 640(SI), Z26
-	VMOVUPS 704(SI), Z27
-	VMOVUPS 768(SI), Z28
-	VMOVUPS 832(SI), Z29
-	VMOVUPS 896(SI), Z30
-	VMOVUPS 960(SI), Z31
-	MOVQ keys+16(FP), DI
-	MOVQ DX, BX
-	MOVQ n+32(FP), R11
-sxp:
-	PREFETCHT0 0(DI)(R14*1)
-	PREFETCHT0 64(DI)(R14*1)
-	VCVTPH2PS 0(DI), Z8
-	VCVTPH2PS 32(DI), Z9
-	VCVTPH2PS 64(DI), Z10
-	VCVTPH2PS 96(DI), Z11
-	VMULPS Z16, Z8, Z0
-	VFMADD231PS Z17, Z9, Z0
-	VFMADD231PS Z18, Z10, Z0
-	VFMADD231PS Z19, Z11, Z0
-	VMULPS Z20, Z8, Z1
-	VFMADD231PS Z21, Z9, Z1
-	VFMADD231PS Z22, Z10, Z1
-	VFMADD231PS Z23, Z11, Z1
-	VMULPS Z24, Z8, Z2
-	VFMADD231PS Z25, Z9, Z2
-	VFMADD231PS Z26, Z10, Z2
-	VFMADD231PS Z27, Z11, Z2
-	VMULPS Z28, Z8, Z3
-	VFMADD231PS Z29, Z9, Z3
-	VFMADD231PS Z30, Z10, Z3
-	VFMADD231PS Z31, Z11, Z3
-	VEXTRACTF64X4 $1, Z0, Y4
-	VADDPS Y4, Y0, Y0
-	VEXTRACTF64X4 $1, Z1, Y5
-	VADDPS Y5, Y1, Y1
-	VEXTRACTF64X4 $1, Z2, Y6
-	VADDPS Y6, Y2, Y2
-	VEXTRACTF64X4 $1, Z3, Y7
-	VADDPS Y7, Y3, Y3
-	VHADDPS Y1, Y0, Y0
-	VHADDPS Y3, Y2, Y2
-	VHADDPS Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
-	VMULPS X12, X0, X0
-	VMOVSS X0, 0(BX)
-	VEXTRACTPS $1, X0, 0(BX)(R12*1)
-	VEXTRACTPS $2, X0, 0(BX)(R12*2)
-	VEXTRACTPS $3, X0, 0(BX)(R13*1)
-	ADDQ R10, DI
-	ADDQ $4, BX
-	DECQ R11
-	JNZ sxp
-	ADDQ $1024, SI
-	LEAQ (DX)(R12*4), DX
-	SUBQ $4, CX
-	JMP sx4
-sxdone:
-	VZEROUPPER
-	RET
-
-// func scoresF16x64AVX2(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
-//
-// ScoresF16 for hd == 64 and nq a positive multiple of 4 on AVX2: blocks of
-// four query rows (outer) against all key rows (inner), so each block's
-// four output rows stay in L1 (a position-outer loop writes one column of
-// a row-major score matrix and thrashes L1 sets when rows are 2 KiB
-// apart). Each converted 8-element key chunk feeds the four rows; one
-// 8-lane accumulator per row (8 chunks in order), then the four are
-// reduced together (two VHADDPS levels and the 128-bit halves): per term
-// hd/8 + 3 roundings.
-TEXT ·scoresF16x64AVX2(SB), NOSPLIT, $0-64
-	MOVQ q+0(FP), SI
-	MOVQ nq+8(FP), CX
-	MOVQ stride+24(FP), R10
-	VBROADCASTSS scale+40(FP), X15
-	MOVQ out+48(FP), DX
-	MOVQ ws+56(FP), R12
-	SHLQ $2, R12
-	LEAQ (R12)(R12*2), R13
-	MOVQ R10, R14
-	SHLQ $4, R14              // prefetch distance: 16 key rows
-sa4:
-	TESTQ CX, CX
-	JZ sadone
-	MOVQ keys+16(FP), DI
-	MOVQ DX, BX
-	MOVQ n+32(FP), R11
-sap:
-	PREFETCHT0 0(DI)(R14*1)
-	PREFETCHT0 64(DI)(R14*1)
-	VCVTPH2PS 0(DI), Y4
-	VMULPS 0(SI), Y4, Y0
-	VMULPS 256(SI), Y4, Y1
-	VMULPS 512(SI), Y4, Y2
-	VMULPS 768(SI), Y4, Y3
-	VCVTPH2PS 16(DI), Y5
-	VFMADD231PS 32(SI), Y5, Y0
-	VFMADD231PS 288(SI), Y5, Y1
-	VFMADD231PS 544(SI), Y5, Y2
-	VFMADD231PS 800(SI), Y5, Y3
-	VCVTPH2PS 32(DI), Y4
-	VFMADD231PS 64(SI), Y4, Y0
-	VFMADD231PS 320(SI), Y4, Y1
-	VFMADD231PS 576(SI), Y4, Y2
-	VFMADD231PS 832(SI), Y4, Y3
-	VCVTPH2PS 48(DI), Y5
-	VFMADD231PS 96(SI), Y5, Y0
-	VFMADD231PS 352(SI), Y5, Y1
-	VFMADD231PS 608(SI), Y5, Y2
-	VFMADD231PS 864(SI), Y5, Y3
-	VCVTPH2PS 64(DI), Y4
-	VFMADD231PS 128(SI), Y4, Y0
-	VFMADD231PS 384(SI), Y4, Y1
-	VFMADD231PS 640(SI), Y4, Y2
-	VFMADD231PS 896(SI), Y4, Y3
-	VCVTPH2PS 80(DI), Y5
-	VFMADD231PS 160(SI), Y5, Y0
-	VFMADD231PS 416(SI), Y5, Y1
-	VFMADD231PS 672(SI), Y5, Y2
-	VFMADD231PS 928(SI), Y5, Y3
-	VCVTPH2PS 96(DI), Y4
-	VFMADD231PS 192(SI), Y4, Y0
-	VFMADD231PS 448(SI), Y4, Y1
-	VFMADD231PS 704(SI), Y4, Y2
-	VFMADD231PS 960(SI), Y4, Y3
-	VCVTPH2PS 112(DI), Y5
-	VFMADD231PS 224(SI), Y5, Y0
-	VFMADD231PS 480(SI), Y5, Y1
-	VFMADD231PS 736(SI), Y5, Y2
-	VFMADD231PS 992(SI), Y5, Y3
-	VHADDPS Y1, Y0, Y0
-	VHADDPS Y3, Y2, Y2
-	VHADDPS Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
-	VMULPS X15, X0, X0
-	VMOVSS X0, 0(BX)
-	VEXTRACTPS $1, X0, 0(BX)(R12*1)
-	VEXTRACTPS $2, X0, 0(BX)(R12*2)
-	VEXTRACTPS $3, X0, 0(BX)(R13*1)
-	ADDQ R10, DI
-	ADDQ $4, BX
-	DECQ R11
-	JNZ sap
-	ADDQ $1024, SI
-	LEAQ (DX)(R12*4), DX
-	SUBQ $4, CX
-	JMP sa4
-sadone:
-	VZEROUPPER
-	RET
-
 // func scoresF16x4AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int)
 //
 // ScoresF16 for hd a positive multiple of 8 and nq a positive multiple of 4:
 // blocks of four query rows (outer) against all key rows (inner), as
-// scoresF16x64AVX2 but with a loop over the 8-element chunks; per term
+// scoresF16x64x2AVX2 (scores_amd64.s) but one key row at a time and with a
+// loop over the 8-element chunks; per term
 // hd/8 + 3 roundings.
 TEXT ·scoresF16x4AVX2(SB), NOSPLIT, $0-72
 	MOVQ q+0(FP), SI
@@ -1003,13 +818,19 @@ GLOBL scorePairIdx<>(SB), RODATA|NOPTR, $64
 
 // func scoresF16x64x2AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
 //
-// scoresF16x64AVX512 two key rows at a time, bit-identical to it: the same
-// products and FMAs per score (Z0..Z3 key 0, Z4..Z7 key 1), and the eight
-// 16-lane sums reduced jointly with the same pairings as its reduction
-// (256-bit halves: a_i + a_{i+8}; then adjacent pairs twice, as its two
-// VHADDPS levels; then its 128-bit halves), by lane shuffles over whole zmm
-// registers: about half the reduction instructions per score. An odd last
-// key goes through the one-key loop.
+// ScoresF16 for hd == 64 and nq a positive multiple of 4, n > 0 on AVX-512:
+// four query rows stay in Z16..Z31 while the key rows stream past, two at a
+// time; each key row is converted once (Z8..Z11) for the four, each dot is
+// one VMULPS and three FMAs over 16 lanes (Z0..Z3 key 0, Z4..Z7 key 1), and
+// the eight 16-lane sums are reduced jointly by lane shuffles over whole zmm
+// registers: 256-bit halves (a_i + a_{i+8}), adjacent pairs twice, then the
+// 128-bit halves. An odd last key goes through the one-key loop (tx1),
+// which reduces its four sums with the same pairings by VEXTRACTF64X4,
+// two VHADDPS levels and VEXTRACTF128, so every score is bit-identical to
+// the one-key loop's for that key alone (TestScoresF16Pair): the pair
+// reduction takes about half the instructions per score. Per term:
+// 4 + 1 + 2 + 1 = hd/16 + 4 roundings. Key rows 16 strides ahead are
+// prefetched.
 TEXT ·scoresF16x64x2AVX512(SB), NOSPLIT, $0-64
 	MOVQ q+0(FP), SI
 	MOVQ nq+8(FP), CX

@@ -2,14 +2,19 @@
 
 // func scoresF16x64x2AVX2(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
 //
-// ScoresF16 for hd == 64 and nq a positive multiple of 4, n > 0, two key
-// rows at a time: each four-query block's q chunk is loaded once for both
-// keys (eight accumulators, Y0..Y7), where scoresF16x64AVX2 reads it from
-// memory per key. Every score is the same arithmetic in the same order as
-// there (per lane: a product of chunk 0, then FMAs of chunks 1..7; the
-// four rows reduced by two VHADDPS levels and the halves, then × scale),
-// so the two routines are bit-identical (TestScoresF16Pair). Key rows
-// 16 strides ahead are prefetched, as there.
+// ScoresF16 for hd == 64 and nq a positive multiple of 4, n > 0 on AVX2:
+// blocks of four query rows (outer) against all key rows (inner), so each
+// block's four output rows stay in L1 (a position-outer loop writes one
+// column of a row-major score matrix and thrashes L1 sets when rows are
+// 2 KiB apart). Key rows go two at a time: each q chunk is loaded once for
+// both keys (eight 8-lane accumulators, Y0..Y7, one per row and key), each
+// converted 8-element key chunk feeds the four rows. Per lane: a product of
+// chunk 0, then FMAs of chunks 1..7; the four rows reduced by two VHADDPS
+// levels and the 128-bit halves, then × scale: per term hd/8 + 3
+// roundings. An odd last key goes through the one-key loop (one), the same
+// arithmetic in the same order, so every score is bit-identical to that
+// loop's for the key alone (TestScoresF16Pair). Key rows 16 strides ahead
+// are prefetched.
 TEXT ·scoresF16x64x2AVX2(SB), NOSPLIT, $0-64
 	MOVQ q+0(FP), SI
 	MOVQ nq+8(FP), CX
