@@ -2194,26 +2194,6 @@ k80notail:
 // (even blocks into the first accumulator of each row, odd into the
 // second). Accumulators Y8..Y11 (even) and Y12..Y15 (odd) for rows 0..3.
 
-// X1 = [d_w·d_a(row j)] for j = 0..3: weight scale at wo(SI), activation
-// scales at ao of each row; w is the first operand, as in DPROD.
-#define SCALES4X(wo, ao) \
-	MOVWLZX wo(SI), AX; \
-	VMOVD AX, X0; \
-	VCVTPH2PS X0, X0; \
-	VBROADCASTSS X0, X0; \
-	MOVWLZX ao(DI), AX; \
-	MOVWLZX ao(R10), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
-	MOVWLZX ao(R11), DX; \
-	MOVWLZX ao(R12), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
-	SHLQ $32, DX; \
-	ORQ DX, AX; \
-	VMOVQ AX, X1; \
-	VCVTPH2PS X1, X1; \
-	VMULPS X1, X0, X1
 
 // Y0 = broadcast(lane sel of X1).
 #define SCALEROW(sel) \
@@ -2516,26 +2496,6 @@ DATA srl04<>+16(SB)/8, $0x0000000400000004
 DATA srl04<>+24(SB)/8, $0x0000000400000004
 GLOBL srl04<>(SB), RODATA|NOPTR, $32
 
-// X1 = [d_w(row j)·d_a] for j = 0..3: weight scales at wo of each row,
-// activation scale at ao(DI); w is the first operand, as in DPROD.
-#define SCALESR4X(wo, ao) \
-	MOVWLZX ao(DI), AX; \
-	VMOVD AX, X0; \
-	VCVTPH2PS X0, X0; \
-	VBROADCASTSS X0, X0; \
-	MOVWLZX wo(SI), AX; \
-	MOVWLZX wo(R10), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
-	MOVWLZX wo(R11), DX; \
-	MOVWLZX wo(R12), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
-	SHLQ $32, DX; \
-	ORQ DX, AX; \
-	VMOVQ AX, X1; \
-	VCVTPH2PS X1, X1; \
-	VMULPS X0, X1, X1
 
 // Q4_0 weight row r as Q4_0_BLK computes it: Y3 = activations, Y5 =
 // VPMADDUBSW(8, a), Y6 = 1 words. The 16 quant bytes are broadcast to both

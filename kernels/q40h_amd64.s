@@ -69,26 +69,11 @@ GLOBL hsrl<>(SB), RODATA|NOPTR, $32
 	VPHADDW p2, p0, p0; \
 	VPMADDWD Y6, p0, p0
 
-// X1 = [d_w(row j)·d_a] for j = 0..3 (weight scales at wo of SI, R10, R11,
-// R12; activation scale at ao(DI)), copied into the high lane of Y1.
+// SCALESR4X (rows4_amd64.h: X1 = [d_w(row j)·d_a] for j = 0..3, weight scales
+// at wo of SI, R10, R11, R12, activation scale at ao(DI)), copied into the
+// high lane of Y1.
 #define HSCALESR4(wo, ao) \
-	MOVWLZX ao(DI), AX; \
-	VMOVD AX, X0; \
-	VCVTPH2PS X0, X0; \
-	VBROADCASTSS X0, X0; \
-	MOVWLZX wo(SI), AX; \
-	MOVWLZX wo(R10), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
-	MOVWLZX wo(R11), DX; \
-	MOVWLZX wo(R12), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
-	SHLQ $32, DX; \
-	ORQ DX, AX; \
-	VMOVQ AX, X1; \
-	VCVTPH2PS X1, X1; \
-	VMULPS X0, X1, X1; \
+	SCALESR4X(wo, ao); \
 	VINSERTF128 $1, X1, Y1, Y1
 
 // One block of four weight rows (quants at wo+2 of SI, R10, R11, R12)
@@ -140,26 +125,11 @@ h4done:
 	VZEROUPPER
 	RET
 
-// X1 = [d_w·d_a(row j)] for j = 0..3 (weight scale at wo(SI), activation
-// scales at ao of DI, R10, R11, R12), copied into the high lane of Y1.
+// SCALES4X (rows4_amd64.h: X1 = [d_w·d_a(row j)] for j = 0..3, weight scale
+// at wo(SI), activation scales at ao of DI, R10, R11, R12), copied into the
+// high lane of Y1.
 #define HSCALES4(wo, ao) \
-	MOVWLZX wo(SI), AX; \
-	VMOVD AX, X0; \
-	VCVTPH2PS X0, X0; \
-	VBROADCASTSS X0, X0; \
-	MOVWLZX ao(DI), AX; \
-	MOVWLZX ao(R10), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
-	MOVWLZX ao(R11), DX; \
-	MOVWLZX ao(R12), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
-	SHLQ $32, DX; \
-	ORQ DX, AX; \
-	VMOVQ AX, X1; \
-	VCVTPH2PS X1, X1; \
-	VMULPS X1, X0, X1; \
+	SCALES4X(wo, ao); \
 	VINSERTF128 $1, X1, Y1, Y1
 
 // Activation row r's products with the nibbles in Y2 into p.

@@ -538,25 +538,6 @@ r4iq4xsdone:
 	VMOVSHDUP x, t; \
 	VADDSS t, x, x
 
-// X1 = [d_w(row j)·d_a] for j = 0..3 (SCALESR4X in dot_amd64.s).
-#define SCALESR4K(wo, ao) \
-	MOVWLZX ao(DI), AX; \
-	VMOVD AX, X0; \
-	VCVTPH2PS X0, X0; \
-	VBROADCASTSS X0, X0; \
-	MOVWLZX wo(SI), AX; \
-	MOVWLZX wo(R10), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
-	MOVWLZX wo(R11), DX; \
-	MOVWLZX wo(R12), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
-	SHLQ $32, DX; \
-	ORQ DX, AX; \
-	VMOVQ AX, X1; \
-	VCVTPH2PS X1, X1; \
-	VMULPS X0, X1, X1
 
 // Weight row r's block as IQ4_NL_BLK computes it: Y3 = activations, Y5 =
 // their absolute values, Y6 = 1 words, Y7 = the codebook. The 16 index
@@ -577,7 +558,7 @@ r4iq4xsdone:
 	VFMADD231PS Y4, Y0, acc
 
 #define IQNLR4_BLK(wo, ao, a0, a1, a2, a3) \
-	SCALESR4K(wo, ao); \
+	SCALESR4X(wo, ao); \
 	VMOVDQU ao+2(DI), Y3; \
 	VPABSB Y3, Y5; \
 	IQNLR4_ROW(wo, SI, $0x00, a0); \
