@@ -13,6 +13,7 @@
 
 #include "textflag.h"
 #include "rows4_amd64.h"
+#include "rows4k_amd64.h"
 
 DATA kz4<>+0(SB)/8, $0x8000800080008000
 DATA kz4<>+8(SB)/8, $0x8000800080008000
@@ -47,88 +48,14 @@ DATA kz4<>+232(SB)/8, $0x8007800780078007
 DATA kz4<>+240(SB)/8, $0x8007800780078007
 DATA kz4<>+248(SB)/8, $0x8007800780078007
 GLOBL kz4<>(SB), RODATA|NOPTR, $256
-DATA k4idx1<>+0(SB)/8, $0x0f0e0d0c07060504
-DATA k4idx1<>+8(SB)/8, $0x0f0e0d0c0b0a0908
-DATA k4idx1<>+16(SB)/8, $0x0f0e0d0c07060504
-DATA k4idx1<>+24(SB)/8, $0x0f0e0d0c0b0a0908
-GLOBL k4idx1<>(SB), RODATA|NOPTR, $32
-DATA k4srl<>+0(SB)/8, $0
-DATA k4srl<>+8(SB)/8, $0x0000000400000000
-DATA k4srl<>+16(SB)/8, $0
-DATA k4srl<>+24(SB)/8, $0x0000000400000000
-GLOBL k4srl<>(SB), RODATA|NOPTR, $32
-DATA k4m1<>+0(SB)/8, $0x0f0f0f0f3f3f3f3f
-DATA k4m1<>+8(SB)/8, $0x0f0f0f0f3f3f3f3f
-DATA k4m1<>+16(SB)/8, $0x0f0f0f0f3f3f3f3f
-DATA k4m1<>+24(SB)/8, $0x0f0f0f0f3f3f3f3f
-GLOBL k4m1<>(SB), RODATA|NOPTR, $32
-DATA k4idx2<>+0(SB)/8, $0x0706050480808080
-DATA k4idx2<>+8(SB)/8, $0x0b0a090880808080
-DATA k4idx2<>+16(SB)/8, $0x0706050480808080
-DATA k4idx2<>+24(SB)/8, $0x0b0a090880808080
-GLOBL k4idx2<>(SB), RODATA|NOPTR, $32
-DATA k4c30<>+0(SB)/8, $0x3030303030303030
-DATA k4c30<>+8(SB)/8, $0x3030303030303030
-DATA k4c30<>+16(SB)/8, $0x3030303030303030
-DATA k4c30<>+24(SB)/8, $0x3030303030303030
-GLOBL k4c30<>(SB), RODATA|NOPTR, $32
-// kdeint: VPERMPS index taking [x0,y0,x1,y1,x2,y2,x3,y3] to [x0..x3 | y0..y3].
-DATA kdeint<>+0(SB)/8, $0x0000000200000000
-DATA kdeint<>+8(SB)/8, $0x0000000600000004
-DATA kdeint<>+16(SB)/8, $0x0000000300000001
-DATA kdeint<>+24(SB)/8, $0x0000000700000005
-GLOBL kdeint<>(SB), RODATA|NOPTR, $32
-DATA kzmins<>+0(SB)/8, $0x8009800980088008
-DATA kzmins<>+8(SB)/8, $0x800b800b800a800a
-DATA kzmins<>+16(SB)/8, $0x800d800d800c800c
-DATA kzmins<>+24(SB)/8, $0x800f800f800e800e
-GLOBL kzmins<>(SB), RODATA|NOPTR, $32
 DATA kz0f<>+0(SB)/4, $0x0f0f0f0f
 GLOBL kz0f<>(SB), RODATA|NOPTR, $4
 
 // dec = row r's decoded scales (bytes 0..7) and mins (8..15) in both lanes
-// (rows4k_amd64.s's K4DEC), and decz = the same in all four lanes.
+// (K4DEC), and decz = the same in all four lanes.
 #define K4DECZ(r, dec, decz) \
-	VBROADCASTI128 0(r), Y2; \
-	VPSHUFB k4idx1<>(SB), Y2, Y3; \
-	VPSRLVD k4srl<>(SB), Y3, Y3; \
-	VPAND k4m1<>(SB), Y3, Y3; \
-	VPSHUFB k4idx2<>(SB), Y2, Y2; \
-	VPSRLW $2, Y2, Y2; \
-	VPAND k4c30<>(SB), Y2, Y2; \
-	VPOR Y3, Y2, dec; \
+	K4DEC(r, dec); \
 	VINSERTI64X4 $1, dec, decz, decz
-
-#define RED4(i0, i1, i2, i3) \
-	VPHADDD i1, i0, i0; \
-	VPHADDD i3, i2, i2; \
-	VPHADDD i2, i0, i0
-
-#define RED8F(i0, m0) \
-	VPERM2I128 $0x20, m0, i0, Y2; \
-	VPERM2I128 $0x31, m0, i0, Y3; \
-	VPADDD Y3, Y2, Y2; \
-	VCVTDQ2PS Y2, Y2
-
-#define KDMIN4(wo) \
-	VMOVD wo(SI), X3; \
-	VPINSRD $1, wo(R10), X3, X3; \
-	VPINSRD $2, wo(R11), X3, X3; \
-	VPINSRD $3, wo(R12), X3, X3; \
-	VCVTPH2PS X3, Y3; \
-	VBROADCASTSS 0(DI), Y8; \
-	VMULPS Y8, Y3, Y3; \
-	VPERMPS Y3, Y9, Y3
-
-#define KFIN4_MIN \
-	VFMADD231PS X2, X3, X10; \
-	VEXTRACTF128 $1, Y2, X2; \
-	VEXTRACTF128 $1, Y3, X3; \
-	VFNMADD231PS X2, X3, X10
-
-#define K4MINS(dec) \
-	VPSHUFB kzmins<>(SB), dec, dec; \
-	VPMADDWD 260(DI), dec, dec
 
 // Chunks 2p and 2p+1 of weight row r (qs bytes 64p..64p+63) against Z0
 // (their low nibbles' activations) and Z1 (high nibbles'), scales from decz.
