@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "pairt4_amd64.h"
 
 // AVX2 packed IQ4_XS MatMul in the int16 layout of gemmiq4xs_amd64.go.
 // Per element pair p and token t, VPMADDWD of the weights' (sc·v, sc·v)
@@ -708,27 +709,6 @@ prepdone:
 	VPMULLW Y10, lo, lo; \
 	VPMULLW Y10, hi, hi
 
-// Four rows' pair dwords in Ya..Yd (pairs 0..7 each) transposed and
-// stored: pair k's four rows (16 bytes) at o + 64k, pair k+4's at
-// o + 256 + 64k (R9-relative). Clobbers Ya..Yd, Y11..Y13.
-#define XPT4(ya, yb, yc, yd, xb, xc, xd, o) \
-	VPUNPCKLDQ yb, ya, Y11; \
-	VPUNPCKHDQ yb, ya, Y12; \
-	VPUNPCKLDQ yd, yc, Y13; \
-	VPUNPCKHDQ yd, yc, ya; \
-	VPUNPCKLQDQ Y13, Y11, yb; \
-	VPUNPCKHQDQ Y13, Y11, yc; \
-	VPUNPCKLQDQ ya, Y12, yd; \
-	VPUNPCKHQDQ ya, Y12, Y13; \
-	VMOVDQU xb, o(R9); \
-	VEXTRACTI128 $1, yb, (o+256)(R9); \
-	VMOVDQU xc, (o+64)(R9); \
-	VEXTRACTI128 $1, yc, (o+320)(R9); \
-	VMOVDQU xd, (o+128)(R9); \
-	VEXTRACTI128 $1, yd, (o+384)(R9); \
-	VMOVDQU X13, (o+192)(R9); \
-	VEXTRACTI128 $1, Y13, (o+448)(R9)
-
 // Sub-block s of the four rows at R10: values at 8+16s, scale bits at
 // 4+s/2 (nibble s%2) and 2 (bits 2s, 2s+1).
 #define XPSUB(s) \
@@ -736,8 +716,8 @@ prepdone:
 	XPROW(s, (8+16*s)(R10)(R8*1), (4+s/2)(R10)(R8*1), 2(R10)(R8*1), $(4*(s%2)), Y1, Y5); \
 	XPROW(s, (8+16*s)(R10)(R8*2), (4+s/2)(R10)(R8*2), 2(R10)(R8*2), $(4*(s%2)), Y2, Y6); \
 	XPROW(s, (8+16*s)(R10)(R11*1), (4+s/2)(R10)(R11*1), 2(R10)(R11*1), $(4*(s%2)), Y3, Y7); \
-	XPT4(Y0, Y1, Y2, Y3, X1, X2, X3, (1024*s)); \
-	XPT4(Y4, Y5, Y6, Y7, X5, X6, X7, (1024*s+512))
+	PAIRT4(Y0, Y1, Y2, Y3, X1, X2, X3, (1024*s)); \
+	PAIRT4(Y4, Y5, Y6, Y7, X5, X6, X7, (1024*s+512))
 
 DATA iq4xsNib<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA iq4xsNib<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
