@@ -1,5 +1,5 @@
 // AVX-512 four-weight-row Q4_K routine (generation's MatVec on the avx512
-// path): rows4k_amd64.s's dotRows4Q4_KQ8_KAVX2 with its integer loop on ZMM.
+// path; the Q5_K routine below is the same loop with the fifth bits): rows4k_amd64.s's dotRows4Q4_KQ8_KAVX2 with its integer loop on ZMM.
 // One 64-byte load holds two 64-element chunks of a row; its low nibbles
 // pair with the activations of sub-blocks 2j and 2j+2, its high nibbles
 // with 2j+1 and 2j+3 (the activations are gathered into that order once per
@@ -72,12 +72,16 @@ GLOBL kz0f<>(SB), RODATA|NOPTR, $4
 	VPDPWSSD Z9, Z3, acc
 
 // Z0 = activations of elements [128p, 128p+32) and [128p+64, 128p+96),
-// Z1 = [128p+32, 128p+64) and [128p+96, 128p+128).
-#define Q4KZ_PAIR(p) \
+// Z1 = [128p+32, 128p+64) and [128p+96, 128p+128): the sub-blocks that the
+// low and high nibbles of a row's 64-byte load p pair with (Q4_K and Q5_K).
+#define Q4KZ_ACT(p) \
 	VMOVDQU (4+128*p)(DI), Y0; \
 	VINSERTI64X4 $1, (68+128*p)(DI), Z0, Z0; \
 	VMOVDQU (36+128*p)(DI), Y1; \
-	VINSERTI64X4 $1, (100+128*p)(DI), Z1, Z1; \
+	VINSERTI64X4 $1, (100+128*p)(DI), Z1, Z1
+
+#define Q4KZ_PAIR(p) \
+	Q4KZ_ACT(p); \
 	Q4KZ_ROW(p, SI, Z11, Z4); \
 	Q4KZ_ROW(p, R10, Z12, Z5); \
 	Q4KZ_ROW(p, R11, Z13, Z6); \
@@ -125,6 +129,134 @@ z4q4kloop:
 	DECQ CX
 	JNZ z4q4kloop
 z4q4kdone:
+	VMOVUPS X10, (R9)
+	VZEROUPPER
+	RET
+
+// AVX-512 four-weight-row Q5_K routine: dotRows4Q4_KQ8_KAVX512's loop with
+// the fifth bits of dotQ5_KQ8_KAVX512 (Q5K_ZCHUNK), the rows finished as
+// rows4k_amd64.s's dotRows4Q5_KQ8_KAVX2. qs sits at 48 and qh (32 bytes) at
+// 16; load p (qs bytes 64p..64p+63) holds chunks 2p and 2p+1, so its low
+// nibbles are sub-blocks 4p | 4p+2 and its high nibbles 4p+1 | 4p+3, whose
+// fifth bits are qh bits 4p | 4p+2 and 4p+1 | 4p+3. qh is broadcast to both
+// 256-bit halves of a register once per super-block and row, and one word
+// shift by a per-half count (kz5sh) moves the bit wanted in each half to bit
+// 4 (a byte's bit never leaves its byte for these counts), masked with 0x10
+// and ORed in (VPTERNLOGD A | B&C). The 5-bit quants keep every VPMADDUBSW
+// pair ≤ 2·31·128 and every per-row integer exact, as in both Q5_K dots, so
+// the result is bit-identical to dotQ5_KQ8_KAVX512 and dotQ5_KQ8_KAVX2.
+
+// kz5sh: word shift counts, entry e (64 bytes) = c0 over the low 256 bits
+// and c1 over the high: [4 | 2] and [3 | 1] left (load 0: qh bits 0 | 2,
+// 1 | 3), [0 | 2] and [1 | 3] right (load 1: bits 4 | 6, 5 | 7).
+DATA kz5sh<>+0(SB)/8, $0x0004000400040004
+DATA kz5sh<>+8(SB)/8, $0x0004000400040004
+DATA kz5sh<>+16(SB)/8, $0x0004000400040004
+DATA kz5sh<>+24(SB)/8, $0x0004000400040004
+DATA kz5sh<>+32(SB)/8, $0x0002000200020002
+DATA kz5sh<>+40(SB)/8, $0x0002000200020002
+DATA kz5sh<>+48(SB)/8, $0x0002000200020002
+DATA kz5sh<>+56(SB)/8, $0x0002000200020002
+DATA kz5sh<>+64(SB)/8, $0x0003000300030003
+DATA kz5sh<>+72(SB)/8, $0x0003000300030003
+DATA kz5sh<>+80(SB)/8, $0x0003000300030003
+DATA kz5sh<>+88(SB)/8, $0x0003000300030003
+DATA kz5sh<>+96(SB)/8, $0x0001000100010001
+DATA kz5sh<>+104(SB)/8, $0x0001000100010001
+DATA kz5sh<>+112(SB)/8, $0x0001000100010001
+DATA kz5sh<>+120(SB)/8, $0x0001000100010001
+DATA kz5sh<>+128(SB)/8, $0
+DATA kz5sh<>+136(SB)/8, $0
+DATA kz5sh<>+144(SB)/8, $0
+DATA kz5sh<>+152(SB)/8, $0
+DATA kz5sh<>+160(SB)/8, $0x0002000200020002
+DATA kz5sh<>+168(SB)/8, $0x0002000200020002
+DATA kz5sh<>+176(SB)/8, $0x0002000200020002
+DATA kz5sh<>+184(SB)/8, $0x0002000200020002
+DATA kz5sh<>+192(SB)/8, $0x0001000100010001
+DATA kz5sh<>+200(SB)/8, $0x0001000100010001
+DATA kz5sh<>+208(SB)/8, $0x0001000100010001
+DATA kz5sh<>+216(SB)/8, $0x0001000100010001
+DATA kz5sh<>+224(SB)/8, $0x0003000300030003
+DATA kz5sh<>+232(SB)/8, $0x0003000300030003
+DATA kz5sh<>+240(SB)/8, $0x0003000300030003
+DATA kz5sh<>+248(SB)/8, $0x0003000300030003
+GLOBL kz5sh<>(SB), RODATA|NOPTR, $256
+DATA kz10<>+0(SB)/4, $0x10101010
+GLOBL kz10<>(SB), RODATA|NOPTR, $4
+
+// Load p of Q5_K weight row r against Z0/Z1 (Q4KZ_ROW plus the fifth
+// bits): qhz = the row's qh in both halves, shifted by lop with the counts
+// in lc (low nibbles) and hop with hc (high); Z16 = 0x10 bytes.
+#define Q5KZ_ROW(p, r, decz, acc, qhz, lop, lc, hop, hc) \
+	VMOVDQU64 (48+64*p)(r), Z2; \
+	VPSRLW $4, Z2, Z3; \
+	VPANDD Z15, Z2, Z2; \
+	VPANDD Z15, Z3, Z3; \
+	lop lc, qhz, Z8; \
+	hop hc, qhz, Z9; \
+	VPTERNLOGD $0xf8, Z16, Z8, Z2; \
+	VPTERNLOGD $0xf8, Z16, Z9, Z3; \
+	VPMADDUBSW Z0, Z2, Z2; \
+	VPMADDUBSW Z1, Z3, Z3; \
+	VPSHUFB kz4<>+(128*p)(SB), decz, Z8; \
+	VPSHUFB kz4<>+(128*p+64)(SB), decz, Z9; \
+	VPDPWSSD Z8, Z2, acc; \
+	VPDPWSSD Z9, Z3, acc
+
+#define Q5KZ_PAIR(p, lop, lc, hop, hc) \
+	Q4KZ_ACT(p); \
+	Q5KZ_ROW(p, SI, Z11, Z4, Z17, lop, lc, hop, hc); \
+	Q5KZ_ROW(p, R10, Z12, Z5, Z18, lop, lc, hop, hc); \
+	Q5KZ_ROW(p, R11, Z13, Z6, Z19, lop, lc, hop, hc); \
+	Q5KZ_ROW(p, R12, Z14, Z7, Z20, lop, lc, hop, hc)
+
+// func dotRows4Q5_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q5_KQ8_KAVX512(SB), NOSPLIT, $0-40
+	ARGSR4
+	VPBROADCASTD kz0f<>(SB), Z15
+	VPBROADCASTD kz10<>(SB), Z16
+	VMOVDQU64 kz5sh<>+0(SB), Z21
+	VMOVDQU64 kz5sh<>+64(SB), Z22
+	VMOVDQU64 kz5sh<>+128(SB), Z23
+	VMOVDQU64 kz5sh<>+192(SB), Z24
+	VXORPS X10, X10, X10
+	TESTQ CX, CX
+	JZ z4q5kdone
+z4q5kloop:
+	K4DECZ(SI, Y11, Z11)
+	K4DECZ(R10, Y12, Z12)
+	K4DECZ(R11, Y13, Z13)
+	K4DECZ(R12, Y14, Z14)
+	VBROADCASTI64X4 16(SI), Z17
+	VBROADCASTI64X4 16(R10), Z18
+	VBROADCASTI64X4 16(R11), Z19
+	VBROADCASTI64X4 16(R12), Z20
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	Q5KZ_PAIR(0, VPSLLVW, Z21, VPSLLVW, Z22)
+	Q5KZ_PAIR(1, VPSRLVW, Z23, VPSRLVW, Z24)
+	FOLDZ(Z4, Y4)
+	FOLDZ(Z5, Y5)
+	FOLDZ(Z6, Y6)
+	FOLDZ(Z7, Y7)
+	K4MINS(Y11)
+	K4MINS(Y12)
+	K4MINS(Y13)
+	K4MINS(Y14)
+	RED4(Y4, Y5, Y6, Y7)
+	RED4(Y11, Y12, Y13, Y14)
+	RED8F(Y4, Y11)
+	VMOVDQU kdeint<>(SB), Y9
+	KDMIN4(0)
+	KFIN4_MIN
+	ADVW4(176)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ z4q5kloop
+z4q5kdone:
 	VMOVUPS X10, (R9)
 	VZEROUPPER
 	RET
