@@ -127,7 +127,8 @@ var avx512Rows = []archRow{
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX512},
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX512},
 	{t: ggml.BF16, dot: dotBF16AVX512},
-	{t: ggml.IQ4_XS, gemm: newGemmIQ4XS8AVX512},
+	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2, rows4: dotRows4IQ4_XSQ8_KAVX512,
+		gemm: newGemmIQ4XS8AVX512},
 }
 
 //go:noescape
