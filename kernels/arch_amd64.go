@@ -75,11 +75,24 @@ var avx2Rows = []archRow{
 // 1.2×. An AVX-512 F32 dot lost to AVX2 (a row pair overflows L1 either way),
 // so F32 stays on AVX2. IQ4_NL has no AVX-512 routine (the machine it was
 // written on had no AVX-512 to test one), so the avx512 path inherits its
-// AVX2 routines; so does IQ4_XS except for its packed MatMul, which packs
-// bytes for VPDPBUSD with a per-sub-block VPMULLD scale
-// (gemmiq4xs8_amd64.go; outputs bit-identical to the AVX2 int16 kernel's;
-// 2.9-3.2× it at 128-512 tokens in BenchmarkGemmIQ4XSAVX512, where a
-// VPDPWSSD kernel on the int16 layout reached 1.8-2.0×). A row with a dot
+// AVX2 routines. IQ4_XS keeps the AVX2 one-row dot but has AVX-512 code
+// for the rest: its packed MatMul packs bytes for VPDPBUSD with a
+// per-sub-block VPMULLD scale (gemmiq4xs8_amd64.go; outputs bit-identical
+// to the AVX2 int16 kernel's; 2.9-3.2× it at 128-512 tokens in
+// BenchmarkGemmIQ4XSAVX512, where a VPDPWSSD kernel on the int16 layout
+// reached 1.8-2.0×), and its four-weight-row MatVec routine
+// dotRows4IQ4_XSQ8_KAVX512 (rows4k512_amd64.s) runs the same unsigned-
+// codebook VPDPBUSD on ZMM and finishes as dotRows4IQ4_XSQ8_KAVX2, bit-
+// identical to dotIQ4_XSQ8_KAVX2. Its row therefore lists that AVX2 dot:
+// derive takes a rows4 only together with the dot it matches (a row with
+// rows4 and no dot panics), so the path ends with dot = dotIQ4_XSQ8_KAVX2,
+// no dot4 (avx2 has none) and rows4 = the AVX-512 routine. Zen 5, one
+// thread, in cache (BenchmarkArchRows4Hot, 11008 wide, one run): rows4 48
+// GB/s against the AVX2 four-row routine's 23 and the one-row dot's 16;
+// from DRAM (BenchmarkArchRows4DRAM t2, 4096×11008, avx512 and avx2 runs
+// alternating three times): rows4 0.86-1.00 of the same run's read ceiling
+// and 2.13-2.25× the one-row dot, against 0.53-0.61 and 1.33-1.39× for the
+// AVX2 routine (57-63 GB/s against 38-42 GB/s). A row with a dot
 // drops avx2's dot4/rows4 for that type (derive): only the ones listed
 // here, written against the AVX-512 dot, apply. The Q4_K, Q5_K and Q6_K
 // four-weight-row routines finish as the AVX2 ones (rows4k_amd64.s): the AVX-512 K-quant dots form
@@ -129,7 +142,8 @@ var avx512Rows = []archRow{
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX512},
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX512},
 	{t: ggml.BF16, dot: dotBF16AVX512},
-	{t: ggml.IQ4_XS, gemm: newGemmIQ4XS8AVX512},
+	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2, rows4: dotRows4IQ4_XSQ8_KAVX512,
+		gemm: newGemmIQ4XS8AVX512},
 }
 
 //go:noescape

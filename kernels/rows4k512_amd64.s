@@ -393,3 +393,124 @@ z4q6kdone:
 	VMOVUPS X0, (R9)
 	VZEROUPPER
 	RET
+
+// AVX-512 four-weight-row IQ4_XS routine (generation's MatVec on the avx512
+// path, whose one-row dot stays dotIQ4_XSQ8_KAVX2). One 64-byte load holds
+// four sub-blocks of a row, one per 128-bit lane: its low nibbles pair with
+// the sub-blocks' first 16 activations, its high nibbles with their last 16
+// (the activations are gathered into that order once per super-block for
+// all four rows, VSHUFI64X2). VPSHUFB looks the nibbles up in the codebook
+// biased to unsigned (value+128, 1..241), VPDPBUSD multiplies them by the
+// signed activations into dwords that start at -128·Σa over the same
+// activations (formed once per super-block from the activations themselves,
+// not the bsums), so each dword is an exact Σ value·a over eight elements
+// (|Σ| ≤ 8·241·128); VPMULLD by the lane's sub-block multiplier (scale-32)
+// and the adds give each row's Σ_s mult_s·Σ value·a, the exact int32
+// dotIQ4_XSQ8_KAVX2 and dotRows4IQ4_XSQ8_KAVX2 form with VPSIGNB/VPMADDUBSW/
+// VPMADDWD. The four rows are then reduced and finished by KFIN4_D, as in
+// dotRows4IQ4_XSQ8_KAVX2, so the result is bit-identical to both.
+
+// kziq: bytes 0..31 the VPERMD indices (as bytes, VPMOVZXBD) spreading
+// multipliers 0..3 and 4..7 over the four lanes, four dwords each; 32..39
+// the scales_l shifts 4i; 40..47 the scales_h shifts 30-2i; 48..63 the
+// codebook + 128.
+DATA kziq<>+0(SB)/8, $0x0101010100000000
+DATA kziq<>+8(SB)/8, $0x0303030302020202
+DATA kziq<>+16(SB)/8, $0x0505050504040404
+DATA kziq<>+24(SB)/8, $0x0707070706060606
+DATA kziq<>+32(SB)/8, $0x1c1814100c080400
+DATA kziq<>+40(SB)/8, $0x10121416181a1c1e
+DATA kziq<>+48(SB)/8, $0x766a5d4f3f2d1801
+DATA kziq<>+56(SB)/8, $0xf1d9c5b5a6998d81
+GLOBL kziq<>(SB), RODATA|NOPTR, $64
+
+// Sub-blocks 4c..4c+3 of weight row r (qs bytes 64c..64c+63) against the
+// gathered activations lo, hi with the bias nb: t = each lane's four exact
+// dword sums of value·a. Clobbers Z20, Z21.
+#define IQ4XSZ_CHUNK(c, r, lo, hi, nb, t) \
+	VMOVDQU64 (8+64*c)(r), Z20; \
+	VPSRLW $4, Z20, Z21; \
+	VPANDD Z31, Z20, Z20; \
+	VPANDD Z31, Z21, Z21; \
+	VPSHUFB Z20, Z30, Z20; \
+	VPSHUFB Z21, Z30, Z21; \
+	VMOVDQA64 nb, t; \
+	VPDPBUSD lo, Z20, t; \
+	VPDPBUSD hi, Z21, t
+
+// acc = weight row r's super-block sum Σ_s mult_s·Σ value·a spread over 16
+// dwords. The multipliers decode as IQ4XSR4_SCALES's (dword i: scales_l
+// >> 4i & 15 | (scales_h >> 2i & 3) << 4, minus 32), scales_h's two bits
+// isolated by shifting them to the top and back to bits 4..5 and merged by
+// VPTERNLOGD (Y26 = 15: low nibble from the first). Clobbers Z16..Z22.
+#define IQ4XSZ_ROW(r, acc) \
+	VPBROADCASTD 4(r), Y16; \
+	VPSRLVD Y28, Y16, Y16; \
+	VPBROADCASTD 2(r), Y17; \
+	VPSLLVD Y27, Y17, Y17; \
+	VPSRLD $26, Y17, Y17; \
+	VPTERNLOGD $0xe4, Y26, Y17, Y16; \
+	VPSUBD Y25, Y16, Y16; \
+	VPERMD Z16, Z24, Z18; \
+	VPERMD Z16, Z23, Z19; \
+	IQ4XSZ_CHUNK(0, r, Z12, Z13, Z9, Z22); \
+	VPMULLD Z18, Z22, acc; \
+	IQ4XSZ_CHUNK(1, r, Z14, Z15, Z11, Z22); \
+	VPMULLD Z19, Z22, Z22; \
+	VPADDD Z22, acc, acc
+
+// func dotRows4IQ4_XSQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4IQ4_XSQ8_KAVX512(SB), NOSPLIT, $0-40
+	ARGSR4
+	MOVL $0x0f0f0f0f, AX
+	VPBROADCASTD AX, Z31
+	VBROADCASTI32X4 kziq<>+48(SB), Z30
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z29
+	VPMOVZXBD kziq<>+32(SB), Y28
+	VPMOVZXBD kziq<>+40(SB), Y27
+	MOVL $15, AX
+	VPBROADCASTD AX, Y26
+	MOVL $32, AX
+	VPBROADCASTD AX, Y25
+	VPMOVZXBD kziq<>+0(SB), Z24
+	VPMOVZXBD kziq<>+16(SB), Z23
+	VXORPS X10, X10, X10
+	TESTQ CX, CX
+	JZ z4iq4xsdone
+z4iq4xsloop:
+	// Z12/Z13 = the low/high-nibble activations of sub-blocks 0..3,
+	// Z14/Z15 of 4..7; Z9, Z11 = -128·Σa per dword of each pair.
+	VMOVDQU64 4(DI), Z0
+	VSHUFI64X2 $0x88, 68(DI), Z0, Z12
+	VSHUFI64X2 $0xdd, 68(DI), Z0, Z13
+	VMOVDQU64 132(DI), Z1
+	VSHUFI64X2 $0x88, 196(DI), Z1, Z14
+	VSHUFI64X2 $0xdd, 196(DI), Z1, Z15
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPDPBUSD Z12, Z29, Z0
+	VPDPBUSD Z13, Z29, Z0
+	VPDPBUSD Z14, Z29, Z1
+	VPDPBUSD Z15, Z29, Z1
+	VPXORD Z9, Z9, Z9
+	VPSUBD Z0, Z9, Z9
+	VPXORD Z11, Z11, Z11
+	VPSUBD Z1, Z11, Z11
+	IQ4XSZ_ROW(SI, Z4)
+	IQ4XSZ_ROW(R10, Z5)
+	IQ4XSZ_ROW(R11, Z6)
+	IQ4XSZ_ROW(R12, Z7)
+	FOLDZ(Z4, Y4)
+	FOLDZ(Z5, Y5)
+	FOLDZ(Z6, Y6)
+	FOLDZ(Z7, Y7)
+	KFIN4_D(0, Y4, Y5, Y6, Y7, X4)
+	ADVW4(136)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ z4iq4xsloop
+z4iq4xsdone:
+	VMOVUPS X10, (R9)
+	VZEROUPPER
+	RET

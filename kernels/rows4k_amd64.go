@@ -46,3 +46,15 @@ func dotRows4Q5_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
 //
 //go:noescape
 func dotRows4Q6_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
+
+// dotRows4IQ4_XSQ8_KAVX512 is dotRows4IQ4_XSQ8_KAVX2 with its integer loop
+// on ZMM (rows4k512_amd64.s): VPDPBUSD of the codebook biased to unsigned
+// against the signed activations, the bias taken off per dword from the
+// activations themselves (so raw bsums cannot change the result), then
+// VPMULLD by the sub-block multipliers. The per-super-block int32 is the
+// same exact integer the AVX2 routines form and its float finish the AVX2
+// four-row one (KFIN4_D), so it is bit-identical to dotIQ4_XSQ8_KAVX2, which
+// the avx512 path keeps as IQ4_XS's one-row dot (there is no AVX-512 one).
+//
+//go:noescape
+func dotRows4IQ4_XSQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)

@@ -1,6 +1,7 @@
 // Constants and steps shared by the AVX2 and AVX-512 four-weight-row
-// K-quant routines (rows4k_amd64.s, rows4k512_amd64.s): the Q4_K/Q5_K
-// header decode, the four-row reduction and the float finish. The AVX-512
+// K-quant and IQ4_XS routines (rows4k_amd64.s, rows4k512_amd64.s): the
+// Q4_K/Q5_K header decode, the four-row reduction and the float finishes
+// (with mins: KDMIN4, KFIN4_MIN; without: KFIN4_D). The AVX-512
 // routines are bit-identical to the AVX2 ones because they run these same
 // steps around their own integer loops. The tables are file-local (<>), so
 // each including file has its own copy.
@@ -137,3 +138,22 @@ GLOBL kdeint<>(SB), RODATA|NOPTR, $32
 #define K4MINS(dec) \
 	VPSHUFB kbcast<>+256(SB), dec, dec; \
 	VPMADDWD 260(DI), dec, dec
+
+// Finish a super-block whose rows have no mins: acc(X10) += d·isum per row
+// lane, with the four rows' int32 sums in i0..i3 (x0 = i0's X register)
+// and the fp16 d at wo of each row (the one-row routines' KD +
+// VFMADD231SS, four lanes at once).
+#define KFIN4_D(wo, i0, i1, i2, i3, x0) \
+	RED4(i0, i1, i2, i3); \
+	VEXTRACTI128 $1, i0, X2; \
+	VPADDD X2, x0, x0; \
+	VCVTDQ2PS x0, x0; \
+	MOVWLZX wo(SI), AX; \
+	VMOVD AX, X3; \
+	VPINSRW $1, wo(R10), X3, X3; \
+	VPINSRW $2, wo(R11), X3, X3; \
+	VPINSRW $3, wo(R12), X3, X3; \
+	VCVTPH2PS X3, X3; \
+	VBROADCASTSS 0(DI), X8; \
+	VMULPS X8, X3, X3; \
+	VFMADD231PS x0, X3, X10

@@ -105,25 +105,6 @@ GLOBL kpair<>(SB), RODATA|NOPTR, $128
 DATA c30k<>+0(SB)/4, $0x30303030
 GLOBL c30k<>(SB), RODATA|NOPTR, $4
 
-// Finish a super-block whose rows have no mins: acc(X10) += d·isum per row
-// lane, with the four rows' int32 sums in i0..i3 (x0 = i0's X register)
-// and the fp16 d at wo of each row (the one-row routines' KD +
-// VFMADD231SS, four lanes at once).
-#define KFIN4_D(wo, i0, i1, i2, i3, x0) \
-	RED4(i0, i1, i2, i3); \
-	VEXTRACTI128 $1, i0, X2; \
-	VPADDD X2, x0, x0; \
-	VCVTDQ2PS x0, x0; \
-	MOVWLZX wo(SI), AX; \
-	VMOVD AX, X3; \
-	VPINSRW $1, wo(R10), X3, X3; \
-	VPINSRW $2, wo(R11), X3, X3; \
-	VPINSRW $3, wo(R12), X3, X3; \
-	VCVTPH2PS X3, X3; \
-	VBROADCASTSS 0(DI), X8; \
-	VMULPS X8, X3, X3; \
-	VFMADD231PS x0, X3, X10
-
 // acc += Σ_pairs scale · (Y2 · a[ao:ao+32]), scales from kpair entry k of
 // Y9 (PAIRACC in dot_amd64.s).
 #define PAIRR4(ao, k, acc) \

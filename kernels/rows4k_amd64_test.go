@@ -11,8 +11,9 @@ import (
 // The avx512 path, derived from avx2 by avx512Rows, keeps a four-weight-row
 // MatVec routine for every type avx2 has one for (its own for Q4_0/Q8_0,
 // Q4_K, Q5_K and Q6_K, which form the same exact integers and float steps as the
-// AVX2 and AVX-512 dots, and by inheritance for
-// IQ4_NL and IQ4_XS), except the K-quants whose AVX-512 one-row dot
+// AVX2 and AVX-512 dots, and for IQ4_XS, which forms the AVX2 dot's
+// integers and finishes as the AVX2 four-row routine; by inheritance for
+// IQ4_NL), except the K-quants whose AVX-512 one-row dot
 // streams faster (see avx512Rows), which must then have none. The table is built here even on a CPU
 // without AVX-512 (nothing is executed); that the routines match the
 // avx512 dots bit for bit is TestDotRows4MatchesDot's on AVX-512 machines.
