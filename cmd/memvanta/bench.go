@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -80,14 +81,26 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	c.intVar(&reps, "r|repetitions", "N", 5, "repetitions after the warm-up")
 	c.stringVar(&seedStr, "seed", "SEED", "1234", "seed for the random prompt tokens")
 	c.boolVar(&jsonOut, "json", "print results as JSON on stdout")
-	var outFmt string
+	var outFmt, cpuProfile string
 	c.stringVar(&outFmt, "o|output", "FORMAT", "md", "llama-bench's output format: md (the table) or json (same as --json)")
+	c.stringVar(&cpuProfile, "cpuprofile", "FILE", "", "write a Go CPU profile of the whole run (load, warm-ups, tests) to FILE, for go tool pprof")
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "memvanta bench: "+format+"\n", a...)
 		return exitRuntime
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail("--cpuprofile: %v", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	switch outFmt {
 	case "md":

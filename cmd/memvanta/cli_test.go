@@ -266,6 +266,14 @@ func TestCLILlamaCppFlags(t *testing.T) {
 		t.Errorf("bench -o json: %q", bj.stdout)
 	}
 	mv(t, "", "bench", "-m", m, "-o", "csv").want(t, 2, "bench -o csv")
+	// --cpuprofile writes a profile go tool pprof reads (gzip-compressed
+	// protobuf); an unwritable path is a runtime error, not a crash.
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	mv(t, "", "bench", "-m", m, "-p", "8", "-n", "2", "-r", "1", "--cpuprofile", prof).want(t, 0, "bench --cpuprofile")
+	if b, err := os.ReadFile(prof); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("bench --cpuprofile: %d bytes, %v; want a gzip-compressed profile", len(b), err)
+	}
+	mv(t, "", "bench", "-m", m, "-p", "8", "-n", "2", "-r", "1", "--cpuprofile", filepath.Join(prof, "x")).want(t, 1, "bench --cpuprofile in a file")
 	tp := mv(t, "", "tokenize", "-m", m, "-p", "Once upon a time", "--ids")
 	ts := mv(t, "Once upon a time", "tokenize", "-m", m, "--stdin", "--ids", "--log-disable")
 	if ts.stdout != tp.stdout || tp.stdout == "" {
