@@ -14,6 +14,7 @@
 #include "textflag.h"
 #include "rows4_amd64.h"
 #include "rows4k_amd64.h"
+#include "q23kz_amd64.h"
 
 DATA kz4<>+0(SB)/8, $0x8000800080008000
 DATA kz4<>+8(SB)/8, $0x8000800080008000
@@ -391,5 +392,71 @@ z4q6kloop:
 	JNZ z4q6kloop
 z4q6kdone:
 	VMOVUPS X0, (R9)
+	VZEROUPPER
+	RET
+
+// AVX-512 four-weight-row Q2_K routine: per row the ZMM integer loop of
+// dotQ2_KQ8_KAVX512 (Q2K_ZBODY in q23kz_amd64.h) with the 256 activations
+// loaded into Z28..Z31 once per super-block for all four rows, and the
+// header decode, four-row reduction and float finish of rows4k_amd64.s's
+// dotRows4Q2_KQ8_KAVX2 (Q2KR4_HDR, RED4, RED8F, KDMIN4, KFIN4_MINR). Every
+// per-row integer is exact in all three routines (2-bit unsigned quants,
+// VPMADDUBSW pairs ≤ 2·3·128, scales and mins ≤ 15), so the result is
+// bit-identical to dotQ2_KQ8_KAVX512 and dotQ2_KQ8_KAVX2. The float
+// accumulator is X20 (Q2BITS_Z clobbers Z10); the row accumulators Z4, Z5,
+// Z6, Z0 fold into their low YMMs for RED4.
+
+DATA kz03<>+0(SB)/4, $0x03030303
+GLOBL kz03<>(SB), RODATA|NOPTR, $4
+
+// Activations [0, 256) of the super-block at DI into Z28..Z31, and the
+// word permutations of the scales into Z16..Z19.
+#define KZ23_ACT \
+	VMOVDQU64 4(DI), Z28; \
+	VMOVDQU64 68(DI), Z29; \
+	VMOVDQU64 132(DI), Z30; \
+	VMOVDQU64 196(DI), Z31
+
+#define KZ23_PERM \
+	VMOVDQU64 kz6perm<>+0(SB), Z16; \
+	VMOVDQU64 kz6perm<>+64(SB), Z17; \
+	VMOVDQU64 kz6perm<>+128(SB), Z18; \
+	VMOVDQU64 kz6perm<>+192(SB), Z19
+
+// Q2_K row r: m = its mins·bsums (8 int32), acc (ZMM) = its Σ scale·q·a.
+#define Q2KZ_ROW(r, m, acc) \
+	Q2KR4_HDR(r, m, Y3); \
+	Q2K_ZBODY(r, Z28, Z29, Z30, Z31, Z3, acc)
+
+// func dotRows4Q2_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q2_KQ8_KAVX512(SB), NOSPLIT, $0-40
+	ARGSR4
+	VPBROADCASTD kz03<>(SB), Z13
+	KZ23_PERM
+	VXORPS X20, X20, X20
+	TESTQ CX, CX
+	JZ z4q2kdone
+z4q2kloop:
+	KZ23_ACT
+	Q2KZ_ROW(SI, Y1, Z4)
+	Q2KZ_ROW(R10, Y11, Z5)
+	Q2KZ_ROW(R11, Y12, Z6)
+	Q2KZ_ROW(R12, Y15, Z0)
+	FOLDZ(Z4, Y4)
+	FOLDZ(Z5, Y5)
+	FOLDZ(Z6, Y6)
+	FOLDZ(Z0, Y0)
+	RED4(Y4, Y5, Y6, Y0)
+	RED4(Y1, Y11, Y12, Y15)
+	RED8F(Y4, Y1)
+	VMOVDQU kdeint<>(SB), Y9
+	KDMIN4(80)
+	KFIN4_MINR(X20)
+	ADVW4(84)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ z4q2kloop
+z4q2kdone:
+	VMOVUPS X20, (R9)
 	VZEROUPPER
 	RET

@@ -10,7 +10,7 @@ import (
 
 // The avx512 path, derived from avx2 by avx512Rows, keeps a four-weight-row
 // MatVec routine for every type avx2 has one for (its own for Q4_0/Q8_0,
-// Q4_K, Q5_K and Q6_K, which form the same exact integers and float steps as the
+// Q2_K, Q4_K, Q5_K and Q6_K, which form the same exact integers and float steps as the
 // AVX2 and AVX-512 dots, and by inheritance for
 // IQ4_NL and IQ4_XS), except the K-quants whose AVX-512 one-row dot
 // streams faster (see avx512Rows), which must then have none. The table is built here even on a CPU
@@ -25,7 +25,7 @@ func TestAVX512KeepsRows4(t *testing.T) {
 		t.Fatal(err)
 	}
 	avx512 := derive(avx2, "avx512", avx512Rows, avx512Ops)
-	oneRow := map[ggml.Type]bool{ggml.Q2_K: true, ggml.Q3_K: true}
+	oneRow := map[ggml.Type]bool{ggml.Q3_K: true}
 	n := 0
 	for _, typ := range Executable() {
 		if avx2.DotRows4(typ) == nil {
