@@ -8,7 +8,7 @@
 
 #include "textflag.h"
 #include "rows4_amd64.h"
-#include "q23kz_amd64.h"
+#include "kzacc_amd64.h"
 
 DATA c0f<>+0(SB)/4, $0x0f0f0f0f
 GLOBL c0f<>(SB), RODATA|NOPTR, $4
@@ -1480,6 +1480,17 @@ zq5kdone:
 	MOVSS X0, ret+24(FP)
 	RET
 
+// 2-bit quants of a 128-element half (Y7) as two ZMMs lined up with
+// activations: Z9 = [q&3 | q>>2&3], Z10 = [q>>4&3 | q>>6]; Z13 = 0x03.
+#define Q2BITS_Z \
+	VPSRLW $2, Y7, Y8; \
+	VINSERTI64X4 $1, Y8, Z7, Z9; \
+	VPANDD Z13, Z9, Z9; \
+	VPSRLW $4, Y7, Y10; \
+	VPSRLW $6, Y7, Y8; \
+	VINSERTI64X4 $1, Y8, Z10, Z10; \
+	VPANDD Z13, Z10, Z10
+
 #define PERMQ6_LOAD \
 	VMOVDQU64 permQ6<>+0(SB), Z16; \
 	VMOVDQU64 permQ6<>+64(SB), Z17; \
@@ -1506,7 +1517,13 @@ zq2kloop:
 	VPMADDWD 260(DI), Y4, Y4
 	HSUMD(Y4, X4, X5)
 	VPMOVZXBW X3, Y3
-	Q2K_ZBODY(SI, 4(DI), 68(DI), 132(DI), 196(DI), Z3, Z6)
+	VPXORD Z6, Z6, Z6
+	VMOVDQU 16(SI), Y7
+	Q2BITS_Z
+	KZACC(4(DI), 68(DI), Z3, Z6, Z16, Z17)
+	VMOVDQU 48(SI), Y7
+	Q2BITS_Z
+	KZACC(132(DI), 196(DI), Z3, Z6, Z18, Z19)
 	VEXTRACTI64X4 $1, Z6, Y7
 	VPADDD Y7, Y6, Y6
 	KDMIN(80)
@@ -1519,6 +1536,15 @@ zq2kdone:
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
 	RET
+
+// Q3_K high bits for two chunks: bit m0 / m1 of hmask (Y11) to bit 2 of the
+// low / high ZMM half, OR-ed into zv; Z15 = 0x04.
+#define Q3HB_Z(zv, op0, c0, op1, c1) \
+	op0 $c0, Y11, Y8; \
+	op1 $c1, Y11, Y12; \
+	VINSERTI64X4 $1, Y12, Z8, Z8; \
+	VPANDD Z15, Z8, Z8; \
+	VPORD Z8, zv, zv
 
 // func dotQ3_KQ8_KAVX512(nb int, w, a *byte) float32
 TEXT ·dotQ3_KQ8_KAVX512(SB), NOSPLIT, $0-28
@@ -1575,7 +1601,17 @@ zq3kloop:
 	VPSLLD $2, Y4, Y4
 	VPXORD Z6, Z6, Z6
 	VPSUBD Y4, Y6, Y6
-	Q3K_ZBODY(SI, 4(DI), 68(DI), 132(DI), 196(DI), Z3, Z6)
+	VMOVDQU 0(SI), Y11
+	VMOVDQU 32(SI), Y7
+	Q2BITS_Z
+	Q3HB_Z(Z9, VPSLLW, 2, VPSLLW, 1)
+	Q3HB_Z(Z10, VPSRLW, 0, VPSRLW, 1)
+	KZACC(4(DI), 68(DI), Z3, Z6, Z16, Z17)
+	VMOVDQU 64(SI), Y7
+	Q2BITS_Z
+	Q3HB_Z(Z9, VPSRLW, 2, VPSRLW, 3)
+	Q3HB_Z(Z10, VPSRLW, 4, VPSRLW, 5)
+	KZACC(132(DI), 196(DI), Z3, Z6, Z18, Z19)
 	VEXTRACTI64X4 $1, Z6, Y7
 	VPADDD Y7, Y6, Y6
 	HSUMD(Y6, X6, X5)
