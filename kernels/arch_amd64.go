@@ -94,23 +94,28 @@ var avx2Rows = []archRow{
 // and 2.13-2.25× the one-row dot, against 0.53-0.61 and 1.33-1.39× for the
 // AVX2 routine (57-63 GB/s against 38-42 GB/s). A row with a dot
 // drops avx2's dot4/rows4 for that type (derive): only the ones listed
-// here, written against the AVX-512 dot, apply. The Q4_K, Q5_K and Q6_K
+// here, written against the AVX-512 dot, apply. The Q2_K-Q6_K
 // four-weight-row routines finish as the AVX2 ones (rows4k_amd64.s): the AVX-512 K-quant dots form
 // the same exact int32 per super-block (VPDPWSSD / ZMM VPMADDUBSW cannot
 // saturate or lose bits for these ranges) and finish it with the same float
 // instructions (KDMIN/KFINISH_MIN, KD + VFMADD231SS), so they are
 // bit-identical to the AVX2 dots and hence to those routines
 // (TestDotRows4MatchesDot checks it on every AVX-512 machine it runs on).
-// Q3_K and Q2_K drop it: on Zen 5 the AVX-512 dot a row at a
-// time streams faster than the AVX2 four-row routine (BenchmarkArchRows4DRAM
-// with MEMVANTA_KERNELS=avx512, t2, rows4/rows1 at 4096×11008: Q5_K 0.84,
-// Q6_K 0.83, Q3_K 0.75, Q2_K 0.90; Q4_K 0.99, 1.15 at 2048×2048). Q4_K,
-// Q5_K and Q6_K have AVX-512 four-row routines instead (rows4k512_amd64.s:
-// the AVX-512 dots' ZMM integer loops with the AVX2 routines' four-row
-// finish, bit-identical; rows4/rows1 Q6_K 1.11-1.14, Q4_K rows4 t2 45 -> 54
-// GB/s over the AVX2 one; Q5_K t2 1.27-1.34 in three runs with the read
-// ceiling at 39-68 GB/s, t1 1.40, one thread hot 1.66 (43.6 GB/s, the AVX2
-// routine 34.0) in BenchmarkArchRows4Hot).
+// The AVX2 four-row routines themselves lose to the AVX-512 dot a row at
+// a time on Zen 5 (BenchmarkArchRows4DRAM with MEMVANTA_KERNELS=avx512, t2,
+// rows4/rows1 at 4096×11008: Q5_K 0.84, Q6_K 0.83, Q3_K 0.75, Q2_K 0.90;
+// Q4_K 0.99, 1.15 at 2048×2048), so every K-quant has an AVX-512 four-row
+// routine instead (rows4k512_amd64.s: the AVX-512 dots' ZMM integer loops
+// with the AVX2 routines' four-row finish, bit-identical; rows4/rows1 Q6_K
+// 1.11-1.14, Q4_K rows4 t2 45 -> 54 GB/s over the AVX2 one; Q5_K t2
+// 1.27-1.34 in three runs with the read ceiling at 39-68 GB/s, t1 1.40, one
+// thread hot 1.66 (43.6 GB/s, the AVX2 routine 34.0) in
+// BenchmarkArchRows4Hot; Q2_K t2 1.27-1.28 and Q3_K t2 1.15-1.21 in three
+// runs with the read ceiling at 71-73 GB/s, one thread hot 1.44 (24.0 vs
+// 16.7 GB/s) and 1.33 (22.6 vs 17.0)). Q2_K and Q3_K build their quant
+// bytes from a broadcast with per-half word shifts: with the one-row dots'
+// unpacking (Q2BITS_Z, Q3HB_Z) a Q3_K four-row loop ran t2 0.90-0.93 and
+// hot 1.06, bound by integer work, and the Q2_K one 7% slower hot.
 // The packed Q4_K, Q5_K, Q6_K and Q3_K MatMuls keep the AVX2 layouts and
 // packers (all five in assembly, gemmk512_amd64.go: 1.8-3.1× the MatMul
 // at batch 32, 1.07-1.16× at 512)
@@ -134,9 +139,9 @@ var avx512Rows = []archRow{
 		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ6KAVX512, gemmKernelQ6KAVX512, gemmQ6KMinBatchAVX512)},
 	{t: ggml.Q5_K, dot: dotQ5_KQ8_KAVX512, rows4: dotRows4Q5_KQ8_KAVX512,
 		gemm: gemmK(gemmQ4KBlockB, gemmQ4KKB, packQ5KAVX512, gemmKernelQ4KAVX512, gemmQ5KMinBatchAVX512)},
-	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX512,
+	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX512, rows4: dotRows4Q2_KQ8_KAVX512,
 		gemm: gemmK(gemmQ2KBlockB, gemmQ2KKB, packQ2KAVX512, gemmKernelQ2KAVX512, gemmQ2KMinBatchAVX512)},
-	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX512,
+	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX512, rows4: dotRows4Q3_KQ8_KAVX512,
 		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ3KAVX512, gemmKernelQ6KAVX512, gemmQ3KMinBatchAVX512)},
 	{t: ggml.Q4_1, dot: dotQ4_1Q8_1AVX512},
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX512},

@@ -8,6 +8,7 @@
 
 #include "textflag.h"
 #include "rows4_amd64.h"
+#include "kzacc_amd64.h"
 
 DATA c0f<>+0(SB)/4, $0x0f0f0f0f
 GLOBL c0f<>(SB), RODATA|NOPTR, $4
@@ -1490,16 +1491,6 @@ zq5kdone:
 	VINSERTI64X4 $1, Y8, Z10, Z10; \
 	VPANDD Z13, Z10, Z10
 
-// Z6 += Σ scale·(Z9·a[ao:ao+64]) + Σ scale·(Z10·a[ao+64:ao+128]), scales
-// spread from the words of Z3 by the permQ6 entries in ilo / ihi.
-#define KZACC(ao, ilo, ihi) \
-	VPMADDUBSW ao(DI), Z9, Z9; \
-	VPMADDUBSW (ao+64)(DI), Z10, Z10; \
-	VPERMW Z3, ilo, Z14; \
-	VPERMW Z3, ihi, Z8; \
-	VPDPWSSD Z14, Z9, Z6; \
-	VPDPWSSD Z8, Z10, Z6
-
 #define PERMQ6_LOAD \
 	VMOVDQU64 permQ6<>+0(SB), Z16; \
 	VMOVDQU64 permQ6<>+64(SB), Z17; \
@@ -1529,10 +1520,10 @@ zq2kloop:
 	VPXORD Z6, Z6, Z6
 	VMOVDQU 16(SI), Y7
 	Q2BITS_Z
-	KZACC(4, Z16, Z17)
+	KZACC(4(DI), 68(DI), Z3, Z6, Z16, Z17)
 	VMOVDQU 48(SI), Y7
 	Q2BITS_Z
-	KZACC(132, Z18, Z19)
+	KZACC(132(DI), 196(DI), Z3, Z6, Z18, Z19)
 	VEXTRACTI64X4 $1, Z6, Y7
 	VPADDD Y7, Y6, Y6
 	KDMIN(80)
@@ -1615,12 +1606,12 @@ zq3kloop:
 	Q2BITS_Z
 	Q3HB_Z(Z9, VPSLLW, 2, VPSLLW, 1)
 	Q3HB_Z(Z10, VPSRLW, 0, VPSRLW, 1)
-	KZACC(4, Z16, Z17)
+	KZACC(4(DI), 68(DI), Z3, Z6, Z16, Z17)
 	VMOVDQU 64(SI), Y7
 	Q2BITS_Z
 	Q3HB_Z(Z9, VPSRLW, 2, VPSRLW, 3)
 	Q3HB_Z(Z10, VPSRLW, 4, VPSRLW, 5)
-	KZACC(132, Z18, Z19)
+	KZACC(132(DI), 196(DI), Z3, Z6, Z18, Z19)
 	VEXTRACTI64X4 $1, Z6, Y7
 	VPADDD Y7, Y6, Y6
 	HSUMD(Y6, X6, X5)

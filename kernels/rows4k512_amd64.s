@@ -14,6 +14,7 @@
 #include "textflag.h"
 #include "rows4_amd64.h"
 #include "rows4k_amd64.h"
+#include "kzacc_amd64.h"
 
 DATA kz4<>+0(SB)/8, $0x8000800080008000
 DATA kz4<>+8(SB)/8, $0x8000800080008000
@@ -512,5 +513,171 @@ z4iq4xsloop:
 	JNZ z4iq4xsloop
 z4iq4xsdone:
 	VMOVUPS X10, (R9)
+	VZEROUPPER
+	RET
+
+// AVX-512 four-weight-row Q2_K and Q3_K routines. Per row the integer
+// loop of dotQ2_KQ8_KAVX512 / dotQ3_KQ8_KAVX512: 64 unsigned quant bytes
+// per ZMM lined up with 64 activations, VPMADDUBSW, the sixteen sub-block
+// scales spread by VPERMW and applied by VPDPWSSD (KZACC, kzacc_amd64.h),
+// with the 256 activations loaded into Z28..Z31 once per super-block for
+// all four rows. The quant bytes are built with fewer instructions than the
+// one-row dots' Q2BITS_Z / Q3HB_Z (which run 0.90-0.93× the one-row dot from
+// DRAM as a Q3_K four-row loop, bound by integer work): a row's 32 qs bytes
+// of a 128-element half are broadcast to both 256-bit halves of Z7, so one
+// word shift by per-half counts and an AND with 0x03 give the two 32-element
+// chunks a ZMM pairs with; Q3_K's hmask (32 bytes) is broadcast the same
+// way, one word shift by per-half counts moves the chunks' bit to bit 2
+// (a byte's bit never leaves its byte for these counts) and VPTERNLOGD
+// A | B&0x04 ORs it in, giving the same unsigned byte value+4 as both Q3_K
+// dots. Header decode, four-row reduction and float finish are
+// rows4k_amd64.s's dotRows4Q2_KQ8_KAVX2 (Q2KR4_HDR, RED4, RED8F, KDMIN4,
+// KFIN4_MINR) and dotRows4Q3_KQ8_KAVX2 (Q3KR4_INIT, KFIN4_DR). Every
+// per-row integer is exact in all these routines (VPMADDUBSW pairs ≤
+// 2·7·128, scales ≤ 32 in magnitude, int32 sums far from overflow), so the
+// results are bit-identical to both one-row dots of each type. Z4, Z5, Z6,
+// Z0 are the rows' integer accumulators (folded into their YMMs for RED4),
+// X26 the float accumulator.
+
+DATA kz03<>+0(SB)/4, $0x03030303
+GLOBL kz03<>(SB), RODATA|NOPTR, $4
+DATA kz04<>+0(SB)/4, $0x04040404
+GLOBL kz04<>(SB), RODATA|NOPTR, $4
+
+// Activations [0, 256) of the super-block at DI into Z28..Z31, and the
+// word permutations of the scales into Z16..Z19.
+#define KZ23_ACT \
+	VMOVDQU64 4(DI), Z28; \
+	VMOVDQU64 68(DI), Z29; \
+	VMOVDQU64 132(DI), Z30; \
+	VMOVDQU64 196(DI), Z31
+
+#define KZ23_PERM \
+	VMOVDQU64 kz6perm<>+0(SB), Z16; \
+	VMOVDQU64 kz6perm<>+64(SB), Z17; \
+	VMOVDQU64 kz6perm<>+128(SB), Z18; \
+	VMOVDQU64 kz6perm<>+192(SB), Z19
+
+// kz3c: word shift counts [low half, high half] per register: qs right
+// [0, 2] (chunks 0 | 1 of a half) and [4, 6] (2 | 3); Q3_K hmask left
+// [2, 1] (half 0, chunks 0 | 1), right [0, 1] (chunks 2 | 3), [2, 3] and
+// [4, 5] (half 1).
+DATA kz3c<>+0(SB)/8, $0x0006000400020000
+DATA kz3c<>+8(SB)/8, $0x0001000000010002
+DATA kz3c<>+16(SB)/8, $0x0005000400030002
+GLOBL kz3c<>(SB), RODATA|NOPTR, $24
+
+// z = the word count kz3c[2i] over its low 256 bits and kz3c[2i+1] over
+// its high (y = z's YMM). Clobbers Y8.
+#define KZ3CNT(i, y, z) \
+	VPBROADCASTW kz3c<>+(4*i)(SB), y; \
+	VPBROADCASTW kz3c<>+(4*i+2)(SB), Y8; \
+	VINSERTI64X4 $1, Y8, z, z
+
+// zv = the 2-bit quants of one ZMM: qs (Z7) >> the counts in qc, & 0x03.
+#define Q2KZ_VALS(zv, qc) \
+	VPSRLVW qc, Z7, zv; \
+	VPANDD Z13, zv, zv
+
+// Q2_K row r: m = its mins·bsums (8 int32), acc (ZMM) = its Σ scale·q·a.
+#define Q2KZ_ROW(r, m, acc) \
+	Q2KR4_HDR(r, m, Y3); \
+	VPXORD acc, acc, acc; \
+	VBROADCASTI64X4 16(r), Z7; \
+	Q2KZ_VALS(Z9, Z20); \
+	Q2KZ_VALS(Z10, Z21); \
+	KZACC(Z28, Z29, Z3, acc, Z16, Z17); \
+	VBROADCASTI64X4 48(r), Z7; \
+	Q2KZ_VALS(Z9, Z20); \
+	Q2KZ_VALS(Z10, Z21); \
+	KZACC(Z30, Z31, Z3, acc, Z18, Z19)
+
+// func dotRows4Q2_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q2_KQ8_KAVX512(SB), NOSPLIT, $0-40
+	ARGSR4
+	VPBROADCASTD kz03<>(SB), Z13
+	KZ23_PERM
+	KZ3CNT(0, Y20, Z20)
+	KZ3CNT(1, Y21, Z21)
+	VXORPS X26, X26, X26
+	TESTQ CX, CX
+	JZ z4q2kdone
+z4q2kloop:
+	KZ23_ACT
+	Q2KZ_ROW(SI, Y1, Z4)
+	Q2KZ_ROW(R10, Y11, Z5)
+	Q2KZ_ROW(R11, Y12, Z6)
+	Q2KZ_ROW(R12, Y15, Z0)
+	FOLDZ(Z4, Y4)
+	FOLDZ(Z5, Y5)
+	FOLDZ(Z6, Y6)
+	FOLDZ(Z0, Y0)
+	RED4(Y4, Y5, Y6, Y0)
+	RED4(Y1, Y11, Y12, Y15)
+	RED8F(Y4, Y1)
+	VMOVDQU kdeint<>(SB), Y9
+	KDMIN4(80)
+	KFIN4_MINR(X26)
+	ADVW4(84)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ z4q2kloop
+z4q2kdone:
+	VMOVUPS X26, (R9)
+	VZEROUPPER
+	RET
+
+// zv = value+4 of the 64 quants of one ZMM: qs (Z7) >> the counts in qc,
+// & 0x03, | bit 2 of hmask (Z11) moved by hop with the counts in hc.
+#define Q3KZ_VALS(zv, qc, hop, hc) \
+	Q2KZ_VALS(zv, qc); \
+	hop hc, Z11, Z12; \
+	VPTERNLOGD $0xf8, Z15, Z12, zv
+
+// Q3_K row r: acc (ZMM; yacc its YMM) = Σ scale·value·a.
+#define Q3KZ_ROW(r, yacc, acc) \
+	Q3KR4_INIT(r, Y3, yacc); \
+	VBROADCASTI64X4 0(r), Z11; \
+	VBROADCASTI64X4 32(r), Z7; \
+	Q3KZ_VALS(Z9, Z20, VPSLLVW, Z22); \
+	Q3KZ_VALS(Z10, Z21, VPSRLVW, Z23); \
+	KZACC(Z28, Z29, Z3, acc, Z16, Z17); \
+	VBROADCASTI64X4 64(r), Z7; \
+	Q3KZ_VALS(Z9, Z20, VPSRLVW, Z24); \
+	Q3KZ_VALS(Z10, Z21, VPSRLVW, Z25); \
+	KZACC(Z30, Z31, Z3, acc, Z18, Z19)
+
+// func dotRows4Q3_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4Q3_KQ8_KAVX512(SB), NOSPLIT, $0-40
+	ARGSR4
+	VPBROADCASTD kz03<>(SB), Z13
+	VPBROADCASTD kz04<>(SB), Z15
+	KZ23_PERM
+	KZ3CNT(0, Y20, Z20)
+	KZ3CNT(1, Y21, Z21)
+	KZ3CNT(2, Y22, Z22)
+	KZ3CNT(3, Y23, Z23)
+	KZ3CNT(4, Y24, Z24)
+	KZ3CNT(5, Y25, Z25)
+	VXORPS X26, X26, X26
+	TESTQ CX, CX
+	JZ z4q3kdone
+z4q3kloop:
+	KZ23_ACT
+	Q3KZ_ROW(SI, Y4, Z4)
+	Q3KZ_ROW(R10, Y5, Z5)
+	Q3KZ_ROW(R11, Y6, Z6)
+	Q3KZ_ROW(R12, Y0, Z0)
+	FOLDZ(Z4, Y4)
+	FOLDZ(Z5, Y5)
+	FOLDZ(Z6, Y6)
+	FOLDZ(Z0, Y0)
+	KFIN4_DR(108, Y4, Y5, Y6, Y0, X4, X26)
+	ADVW4(110)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ z4q3kloop
+z4q3kdone:
+	VMOVUPS X26, (R9)
 	VZEROUPPER
 	RET

@@ -40,6 +40,22 @@ func dotRows4Q4_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
 //go:noescape
 func dotRows4Q5_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
 
+// dotRows4Q2_KQ8_KAVX512 runs dotQ2_KQ8_KAVX512's VPMADDUBSW/VPDPWSSD
+// integer loop for four rows (the activations loaded once per super-block,
+// the quants unpacked from a broadcast by per-half word shifts) and
+// finishes them as dotRows4Q2_KQ8_KAVX2 (rows4k512_amd64.s), bit-identical
+// to both Q2_K dots.
+//
+//go:noescape
+func dotRows4Q2_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
+
+// dotRows4Q3_KQ8_KAVX512 is dotRows4Q2_KQ8_KAVX512's loop with Q3_K's
+// hmask bit merged in (VPTERNLOGD), finished as dotRows4Q3_KQ8_KAVX2
+// (rows4k512_amd64.s), bit-identical to both Q3_K dots.
+//
+//go:noescape
+func dotRows4Q3_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
+
 // dotRows4Q6_KQ8_KAVX512 runs dotQ6_KQ8_KAVX512's integer loop for four
 // rows and finishes them as dotRows4Q6_KQ8_KAVX2 (rows4k512_amd64.s),
 // bit-identical to both Q6_K dots.

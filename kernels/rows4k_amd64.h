@@ -126,24 +126,26 @@ GLOBL kdeint<>(SB), RODATA|NOPTR, $32
 	VMULPS Y8, Y3, Y3; \
 	VPERMPS Y3, Y9, Y3
 
-// acc(X10) = d·isum + acc, then acc = -(dmin·msum) + acc, per row lane;
-// Y2 = [isum | msum] floats, Y3 = [d | dmin].
-#define KFIN4_MIN \
-	VFMADD231PS X2, X3, X10; \
+// acc = d·isum + acc, then acc = -(dmin·msum) + acc, per row lane;
+// Y2 = [isum | msum] floats, Y3 = [d | dmin]. KFIN4_MIN: acc = X10.
+#define KFIN4_MINR(acc) \
+	VFMADD231PS X2, X3, acc; \
 	VEXTRACTF128 $1, Y2, X2; \
 	VEXTRACTF128 $1, Y3, X3; \
-	VFNMADD231PS X2, X3, X10
+	VFNMADD231PS X2, X3, acc
+
+#define KFIN4_MIN KFIN4_MINR(X10)
 
 // Σ min_j·(bsum_2j + bsum_2j+1) per row as 8 int32 in dec (replaced).
 #define K4MINS(dec) \
 	VPSHUFB kbcast<>+256(SB), dec, dec; \
 	VPMADDWD 260(DI), dec, dec
 
-// Finish a super-block whose rows have no mins: acc(X10) += d·isum per row
+// Finish a super-block whose rows have no mins: acc += d·isum per row
 // lane, with the four rows' int32 sums in i0..i3 (x0 = i0's X register)
 // and the fp16 d at wo of each row (the one-row routines' KD +
-// VFMADD231SS, four lanes at once).
-#define KFIN4_D(wo, i0, i1, i2, i3, x0) \
+// VFMADD231SS, four lanes at once). KFIN4_D: acc = X10.
+#define KFIN4_DR(wo, i0, i1, i2, i3, x0, acc) \
 	RED4(i0, i1, i2, i3); \
 	VEXTRACTI128 $1, i0, X2; \
 	VPADDD X2, x0, x0; \
@@ -156,4 +158,80 @@ GLOBL kdeint<>(SB), RODATA|NOPTR, $32
 	VCVTPH2PS X3, X3; \
 	VBROADCASTSS 0(DI), X8; \
 	VMULPS X8, X3, X3; \
-	VFMADD231PS x0, X3, X10
+	VFMADD231PS x0, X3, acc
+
+#define KFIN4_D(wo, i0, i1, i2, i3, x0) KFIN4_DR(wo, i0, i1, i2, i3, x0, X10)
+
+// ---- Q2_K and Q3_K headers (the AVX2 routines' Q2KR4_ROW, Q3KR4_ROW and
+// the AVX-512 ones in rows4k512_amd64.s).
+
+DATA c0fk32<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA c0fk32<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA c0fk32<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA c0fk32<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL c0fk32<>(SB), RODATA|NOPTR, $32
+DATA c03k32<>+0(SB)/8, $0x0303030303030303
+DATA c03k32<>+8(SB)/8, $0x0303030303030303
+DATA c03k32<>+16(SB)/8, $0x0303030303030303
+DATA c03k32<>+24(SB)/8, $0x0303030303030303
+GLOBL c03k32<>(SB), RODATA|NOPTR, $32
+
+// Q2_K row r: m = its mins (high nibbles of the 16 scale bytes) times the
+// bsum pairs as 8 int32, sc = its 16 scales (low nibbles) as words.
+// Clobbers X2, X3.
+#define Q2KR4_HDR(r, m, sc) \
+	VMOVDQU 0(r), X2; \
+	VPSRLW $4, X2, X3; \
+	VPAND c0fk32<>(SB), X3, X3; \
+	VPAND c0fk32<>(SB), X2, X2; \
+	VPMOVZXBW X3, m; \
+	VPMADDWD 260(DI), m, m; \
+	VPMOVZXBW X2, sc
+
+// Q3_K scale decode, vectorised: the 16 bytes at 94 of the block end with
+// the 12 scale bytes at 2..13 as A (2..5), B (6..9), C (10..13) (the load
+// stays inside the 110-byte block). q3idxAB gathers [A, B, A, B] and q3srlAB
+// shifts the last two dwords by 4 (low nibbles of sc0-7, high of sc8-15);
+// q3idxC gathers C four times and q3srlC shifts dword k by 2k (the two high
+// bits of sc4k..4k+3).
+DATA q3idxAB<>+0(SB)/8, $0x0908070605040302
+DATA q3idxAB<>+8(SB)/8, $0x0908070605040302
+GLOBL q3idxAB<>(SB), RODATA|NOPTR, $16
+DATA q3srlAB<>+0(SB)/8, $0
+DATA q3srlAB<>+8(SB)/8, $0x0000000400000004
+GLOBL q3srlAB<>(SB), RODATA|NOPTR, $16
+DATA q3idxC<>+0(SB)/8, $0x0d0c0b0a0d0c0b0a
+DATA q3idxC<>+8(SB)/8, $0x0d0c0b0a0d0c0b0a
+GLOBL q3idxC<>(SB), RODATA|NOPTR, $16
+DATA q3srlC<>+0(SB)/8, $0x0000000200000000
+DATA q3srlC<>+8(SB)/8, $0x0000000600000004
+GLOBL q3srlC<>(SB), RODATA|NOPTR, $16
+DATA c20k32<>+0(SB)/8, $0x2020202020202020
+DATA c20k32<>+8(SB)/8, $0x2020202020202020
+GLOBL c20k32<>(SB), RODATA|NOPTR, $16
+
+// X1 = row r's sixteen Q3_K scales minus 32 as bytes (the one-row
+// routine's scalar decode then VPSUBB). Clobbers X2.
+#define Q3KR4_SCALES(r) \
+	VMOVDQU 94(r), X2; \
+	VPSHUFB q3idxAB<>(SB), X2, X1; \
+	VPSRLVD q3srlAB<>(SB), X1, X1; \
+	VPAND c0fk32<>(SB), X1, X1; \
+	VPSHUFB q3idxC<>(SB), X2, X2; \
+	VPSRLVD q3srlC<>(SB), X2, X2; \
+	VPAND c03k32<>(SB), X2, X2; \
+	VPSLLW $4, X2, X2; \
+	VPOR X2, X1, X1; \
+	VPSUBB c20k32<>(SB), X1, X1
+
+// Q3_K row r: sc = its sixteen scales (minus 32) as words, acc (a YMM of
+// Y0..Y15) = -4·Σ scale·bsum: the quants enter the products as the unsigned
+// bytes value+4, the 4 taken back through the bsums as in the one-row
+// routines. Clobbers X1, X2.
+#define Q3KR4_INIT(r, sc, acc) \
+	Q3KR4_SCALES(r); \
+	VPMOVSXBW X1, sc; \
+	VPMADDWD 260(DI), sc, Y2; \
+	VPSLLD $2, Y2, Y2; \
+	VPXOR acc, acc, acc; \
+	VPSUBD Y2, acc, acc

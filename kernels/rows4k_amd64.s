@@ -281,11 +281,6 @@ DATA iq4shhk<>+8(SB)/8, $0x0000000600000004
 DATA iq4shhk<>+16(SB)/8, $0x0000000a00000008
 DATA iq4shhk<>+24(SB)/8, $0x0000000e0000000c
 GLOBL iq4shhk<>(SB), RODATA|NOPTR, $32
-DATA c0fk32<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
-DATA c0fk32<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
-DATA c0fk32<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
-DATA c0fk32<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
-GLOBL c0fk32<>(SB), RODATA|NOPTR, $32
 DATA cd0fk<>+0(SB)/4, $0x0000000f
 GLOBL cd0fk<>(SB), RODATA|NOPTR, $4
 DATA cd30k<>+0(SB)/4, $0x00000030
@@ -469,23 +464,11 @@ r4iqnldone:
 // routines compute it (PAIRR4 with the activations from memory), the four
 // rows' sums reduced and finished together.
 
-DATA c03k32<>+0(SB)/8, $0x0303030303030303
-DATA c03k32<>+8(SB)/8, $0x0303030303030303
-DATA c03k32<>+16(SB)/8, $0x0303030303030303
-DATA c03k32<>+24(SB)/8, $0x0303030303030303
-GLOBL c03k32<>(SB), RODATA|NOPTR, $32
-
 // Q2_K row r: mins (high nibbles of the 16 scale bytes) times the bsum
 // pairs as 8 int32 in m; acc = Σ_pairs scale·(q·a) over the 256 values
 // (Q2K_HALF ×2 with the low nibbles as scales). Y15 = 0x03 bytes.
 #define Q2KR4_ROW(r, acc, m) \
-	VMOVDQU 0(r), X2; \
-	VPSRLW $4, X2, X3; \
-	VPAND c0fk32<>(SB), X3, X3; \
-	VPAND c0fk32<>(SB), X2, X2; \
-	VPMOVZXBW X3, m; \
-	VPMADDWD 260(DI), m, m; \
-	VPMOVZXBW X2, Y1; \
+	Q2KR4_HDR(r, m, Y1); \
 	VPXOR acc, acc, acc; \
 	VPERMQ $0x44, Y1, Y9; \
 	VMOVDQU 16(r), Y0; \
@@ -546,42 +529,6 @@ GLOBL c03k<>(SB), RODATA|NOPTR, $4
 DATA c04k<>+0(SB)/4, $0x04040404
 GLOBL c04k<>(SB), RODATA|NOPTR, $4
 
-// Q3_K scale decode, vectorised: the 16 bytes at 94 of the block end with
-// the 12 scale bytes at 2..13 as A (2..5), B (6..9), C (10..13) (the load
-// stays inside the 110-byte block). q3idxAB gathers [A, B, A, B] and q3srlAB
-// shifts the last two dwords by 4 (low nibbles of sc0-7, high of sc8-15);
-// q3idxC gathers C four times and q3srlC shifts dword k by 2k (the two high
-// bits of sc4k..4k+3).
-DATA q3idxAB<>+0(SB)/8, $0x0908070605040302
-DATA q3idxAB<>+8(SB)/8, $0x0908070605040302
-GLOBL q3idxAB<>(SB), RODATA|NOPTR, $16
-DATA q3srlAB<>+0(SB)/8, $0
-DATA q3srlAB<>+8(SB)/8, $0x0000000400000004
-GLOBL q3srlAB<>(SB), RODATA|NOPTR, $16
-DATA q3idxC<>+0(SB)/8, $0x0d0c0b0a0d0c0b0a
-DATA q3idxC<>+8(SB)/8, $0x0d0c0b0a0d0c0b0a
-GLOBL q3idxC<>(SB), RODATA|NOPTR, $16
-DATA q3srlC<>+0(SB)/8, $0x0000000200000000
-DATA q3srlC<>+8(SB)/8, $0x0000000600000004
-GLOBL q3srlC<>(SB), RODATA|NOPTR, $16
-DATA c20k32<>+0(SB)/8, $0x2020202020202020
-DATA c20k32<>+8(SB)/8, $0x2020202020202020
-GLOBL c20k32<>(SB), RODATA|NOPTR, $16
-
-// X1 = row r's sixteen Q3_K scales minus 32 as bytes (the one-row
-// routine's scalar decode then VPSUBB). Clobbers X2.
-#define Q3KR4_SCALES(r) \
-	VMOVDQU 94(r), X2; \
-	VPSHUFB q3idxAB<>(SB), X2, X1; \
-	VPSRLVD q3srlAB<>(SB), X1, X1; \
-	VPAND c0fk32<>(SB), X1, X1; \
-	VPSHUFB q3idxC<>(SB), X2, X2; \
-	VPSRLVD q3srlC<>(SB), X2, X2; \
-	VPAND c03k32<>(SB), X2, X2; \
-	VPSLLW $4, X2, X2; \
-	VPOR X2, X1, X1; \
-	VPSUBB c20k32<>(SB), X1, X1
-
 // One 32-element chunk of Q3_K (Q3K_CHUNK): 2 low bits at shift qs of Y0,
 // hmask (Y11) bit moved to bit 2 by hop $hc; Y13 = 0x03, Y15 = 0x04.
 #define Q3KR4_CHUNK(qs, hop, hc, ao, k, acc) \
@@ -593,12 +540,7 @@ GLOBL c20k32<>(SB), RODATA|NOPTR, $16
 	PAIRR4(ao, k, acc)
 
 #define Q3KR4_ROW(r, acc) \
-	Q3KR4_SCALES(r); \
-	VPMOVSXBW X1, Y1; \
-	VPMADDWD 260(DI), Y1, Y2; \
-	VPSLLD $2, Y2, Y2; \
-	VPXOR acc, acc, acc; \
-	VPSUBD Y2, acc, acc; \
+	Q3KR4_INIT(r, Y1, acc); \
 	VMOVDQU 0(r), Y11; \
 	VPERMQ $0x44, Y1, Y9; \
 	VMOVDQU 32(r), Y0; \
