@@ -93,6 +93,26 @@ GLOBL kz0f<>(SB), RODATA|NOPTR, $4
 	VEXTRACTI64X4 $1, z, Y8; \
 	VPADDD Y8, y, y
 
+// z0..z3 = the four 64-byte rows of the table tab (permutes, shift counts).
+#define LDTAB4Z(tab, z0, z1, z2, z3) \
+	VMOVDQU64 tab<>+0(SB), z0; \
+	VMOVDQU64 tab<>+64(SB), z1; \
+	VMOVDQU64 tab<>+128(SB), z2; \
+	VMOVDQU64 tab<>+192(SB), z3
+
+// The four rows' ZMM int32 accumulators Z4..Z7: zeroed, and folded to Y4..Y7.
+#define ZERO4Z \
+	VPXORD Z4, Z4, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPXORD Z7, Z7, Z7
+
+#define FOLD4Z \
+	FOLDZ(Z4, Y4); \
+	FOLDZ(Z5, Y5); \
+	FOLDZ(Z6, Y6); \
+	FOLDZ(Z7, Y7)
+
 // func dotRows4Q4_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4Q4_KQ8_KAVX512(SB), NOSPLIT, $0-40
 	ARGSR4
@@ -105,26 +125,11 @@ z4q4kloop:
 	K4DECZ(R10, Y12, Z12)
 	K4DECZ(R11, Y13, Z13)
 	K4DECZ(R12, Y14, Z14)
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
+	ZERO4Z
 	Q4KZ_PAIR(0)
 	Q4KZ_PAIR(1)
-	FOLDZ(Z4, Y4)
-	FOLDZ(Z5, Y5)
-	FOLDZ(Z6, Y6)
-	FOLDZ(Z7, Y7)
-	K4MINS(Y11)
-	K4MINS(Y12)
-	K4MINS(Y13)
-	K4MINS(Y14)
-	RED4(Y4, Y5, Y6, Y7)
-	RED4(Y11, Y12, Y13, Y14)
-	RED8F(Y4, Y11)
-	VMOVDQU kdeint<>(SB), Y9
-	KDMIN4(0)
-	KFIN4_MIN
+	FOLD4Z
+	K4FINISH
 	ADVW4(144)
 	ADDQ $292, DI
 	DECQ CX
@@ -217,10 +222,7 @@ TEXT ·dotRows4Q5_KQ8_KAVX512(SB), NOSPLIT, $0-40
 	ARGSR4
 	VPBROADCASTD kz0f<>(SB), Z15
 	VPBROADCASTD kz10<>(SB), Z16
-	VMOVDQU64 kz5sh<>+0(SB), Z21
-	VMOVDQU64 kz5sh<>+64(SB), Z22
-	VMOVDQU64 kz5sh<>+128(SB), Z23
-	VMOVDQU64 kz5sh<>+192(SB), Z24
+	LDTAB4Z(kz5sh, Z21, Z22, Z23, Z24)
 	VXORPS X10, X10, X10
 	TESTQ CX, CX
 	JZ z4q5kdone
@@ -233,26 +235,11 @@ z4q5kloop:
 	VBROADCASTI64X4 16(R10), Z18
 	VBROADCASTI64X4 16(R11), Z19
 	VBROADCASTI64X4 16(R12), Z20
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
+	ZERO4Z
 	Q5KZ_PAIR(0, VPSLLVW, Z21, VPSLLVW, Z22)
 	Q5KZ_PAIR(1, VPSRLVW, Z23, VPSRLVW, Z24)
-	FOLDZ(Z4, Y4)
-	FOLDZ(Z5, Y5)
-	FOLDZ(Z6, Y6)
-	FOLDZ(Z7, Y7)
-	K4MINS(Y11)
-	K4MINS(Y12)
-	K4MINS(Y13)
-	K4MINS(Y14)
-	RED4(Y4, Y5, Y6, Y7)
-	RED4(Y11, Y12, Y13, Y14)
-	RED8F(Y4, Y11)
-	VMOVDQU kdeint<>(SB), Y9
-	KDMIN4(0)
-	KFIN4_MIN
+	FOLD4Z
+	K4FINISH
 	ADVW4(176)
 	ADDQ $292, DI
 	DECQ CX
@@ -349,10 +336,7 @@ TEXT ·dotRows4Q6_KQ8_KAVX512(SB), NOSPLIT, $0-40
 	ARGSR4
 	VPBROADCASTD kz6c0f<>(SB), Z15
 	VPBROADCASTD kz6c30<>(SB), Z13
-	VMOVDQU64 kz6perm<>+0(SB), Z16
-	VMOVDQU64 kz6perm<>+64(SB), Z17
-	VMOVDQU64 kz6perm<>+128(SB), Z18
-	VMOVDQU64 kz6perm<>+192(SB), Z19
+	LDTAB4Z(kz6perm, Z16, Z17, Z18, Z19)
 	VXORPS X0, X0, X0
 	TESTQ CX, CX
 	JZ z4q6kdone
@@ -502,10 +486,7 @@ z4iq4xsloop:
 	IQ4XSZ_ROW(R10, Z5)
 	IQ4XSZ_ROW(R11, Z6)
 	IQ4XSZ_ROW(R12, Z7)
-	FOLDZ(Z4, Y4)
-	FOLDZ(Z5, Y5)
-	FOLDZ(Z6, Y6)
-	FOLDZ(Z7, Y7)
+	FOLD4Z
 	KFIN4_D(0, Y4, Y5, Y6, Y7, X4)
 	ADVW4(136)
 	ADDQ $292, DI
@@ -552,11 +533,7 @@ GLOBL kz04<>(SB), RODATA|NOPTR, $4
 	VMOVDQU64 132(DI), Z30; \
 	VMOVDQU64 196(DI), Z31
 
-#define KZ23_PERM \
-	VMOVDQU64 kz6perm<>+0(SB), Z16; \
-	VMOVDQU64 kz6perm<>+64(SB), Z17; \
-	VMOVDQU64 kz6perm<>+128(SB), Z18; \
-	VMOVDQU64 kz6perm<>+192(SB), Z19
+#define KZ23_PERM LDTAB4Z(kz6perm, Z16, Z17, Z18, Z19)
 
 // kz3c: word shift counts [low half, high half] per register: qs right
 // [0, 2] (chunks 0 | 1 of a half) and [4, 6] (2 | 3); Q3_K hmask left

@@ -235,3 +235,19 @@ GLOBL c20k32<>(SB), RODATA|NOPTR, $16
 	VPSLLD $2, Y2, Y2; \
 	VPXOR acc, acc, acc; \
 	VPSUBD Y2, acc, acc
+
+// The end of a super-block of a K-quant with mins (Q4_K, Q5_K), four rows:
+// the rows' int32 quant sums in Y4..Y7 and decoded headers in Y11..Y14
+// become the mins' products, are reduced together and finished into X10
+// (AVX2 and AVX-512 routines alike, so their float steps are the same).
+#define K4FINISH \
+	K4MINS(Y11); \
+	K4MINS(Y12); \
+	K4MINS(Y13); \
+	K4MINS(Y14); \
+	RED4(Y4, Y5, Y6, Y7); \
+	RED4(Y11, Y12, Y13, Y14); \
+	RED8F(Y4, Y11); \
+	VMOVDQU kdeint<>(SB), Y9; \
+	KDMIN4(0); \
+	KFIN4_MIN

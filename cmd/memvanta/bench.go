@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -92,15 +91,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitRuntime
 	}
 	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
+		stop, err := startCPUProfile(cpuProfile)
 		if err != nil {
 			return fail("%v", err)
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fail("--cpuprofile: %v", err)
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	switch outFmt {
 	case "md":

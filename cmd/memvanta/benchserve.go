@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -173,15 +172,11 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var wg sync.WaitGroup
 	u0, _ := telemetry.Rusage()
 	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
+		stop, err := startCPUProfile(cpuProfile)
 		if err != nil {
 			return fail("%v", err)
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fail("%v", err)
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	start := time.Now()
 	for i := 0; i < clients; i++ {
