@@ -1929,6 +1929,7 @@ rsdone:
 
 // permK4: entry j (64 bytes) = dword 2j ×8 then 2j+1 ×8: spreads row j's two
 // block scale products (lanes 2j, 2j+1 of SCALES4's Y1) over a ZMM pair.
+// Entries 4..7 (+256) do the same for lanes 8+2j, 9+2j (SCALESR4Z's Z1).
 DATA permK4<>+0(SB)/8, $0x0000000000000000
 DATA permK4<>+8(SB)/8, $0x0000000000000000
 DATA permK4<>+16(SB)/8, $0x0000000000000000
@@ -1961,7 +1962,39 @@ DATA permK4<>+224(SB)/8, $0x0000000700000007
 DATA permK4<>+232(SB)/8, $0x0000000700000007
 DATA permK4<>+240(SB)/8, $0x0000000700000007
 DATA permK4<>+248(SB)/8, $0x0000000700000007
-GLOBL permK4<>(SB), RODATA|NOPTR, $256
+DATA permK4<>+256(SB)/8, $0x0000000800000008
+DATA permK4<>+264(SB)/8, $0x0000000800000008
+DATA permK4<>+272(SB)/8, $0x0000000800000008
+DATA permK4<>+280(SB)/8, $0x0000000800000008
+DATA permK4<>+288(SB)/8, $0x0000000900000009
+DATA permK4<>+296(SB)/8, $0x0000000900000009
+DATA permK4<>+304(SB)/8, $0x0000000900000009
+DATA permK4<>+312(SB)/8, $0x0000000900000009
+DATA permK4<>+320(SB)/8, $0x0000000a0000000a
+DATA permK4<>+328(SB)/8, $0x0000000a0000000a
+DATA permK4<>+336(SB)/8, $0x0000000a0000000a
+DATA permK4<>+344(SB)/8, $0x0000000a0000000a
+DATA permK4<>+352(SB)/8, $0x0000000b0000000b
+DATA permK4<>+360(SB)/8, $0x0000000b0000000b
+DATA permK4<>+368(SB)/8, $0x0000000b0000000b
+DATA permK4<>+376(SB)/8, $0x0000000b0000000b
+DATA permK4<>+384(SB)/8, $0x0000000c0000000c
+DATA permK4<>+392(SB)/8, $0x0000000c0000000c
+DATA permK4<>+400(SB)/8, $0x0000000c0000000c
+DATA permK4<>+408(SB)/8, $0x0000000c0000000c
+DATA permK4<>+416(SB)/8, $0x0000000d0000000d
+DATA permK4<>+424(SB)/8, $0x0000000d0000000d
+DATA permK4<>+432(SB)/8, $0x0000000d0000000d
+DATA permK4<>+440(SB)/8, $0x0000000d0000000d
+DATA permK4<>+448(SB)/8, $0x0000000e0000000e
+DATA permK4<>+456(SB)/8, $0x0000000e0000000e
+DATA permK4<>+464(SB)/8, $0x0000000e0000000e
+DATA permK4<>+472(SB)/8, $0x0000000e0000000e
+DATA permK4<>+480(SB)/8, $0x0000000f0000000f
+DATA permK4<>+488(SB)/8, $0x0000000f0000000f
+DATA permK4<>+496(SB)/8, $0x0000000f0000000f
+DATA permK4<>+504(SB)/8, $0x0000000f0000000f
+GLOBL permK4<>(SB), RODATA|NOPTR, $512
 
 DATA c0f32<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA c0f32<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
@@ -2365,13 +2398,54 @@ j80done:
 	VPXORD Z9, Z9, Z9; \
 	VPSUBD Z8, Z9, Z9
 
-#define Q4_0_PAIRR4(wo, ao, a0, a1, a2, a3) \
-	SCALESR4(wo, wo+18, ao, ao+34); \
+// A block pair of the four rows against the activations at ao, with Z1's
+// scale products spread by the permutes p0..p3 (rows 0..3).
+#define Q4_0_PAIRR4(wo, ao, a0, a1, a2, a3, p0, p1, p2, p3) \
 	ACTPAIRZ(ao, Z13); \
-	ROWQ4Z(wo, SI, Z25, a0); \
-	ROWQ4Z(wo, R10, Z26, a1); \
-	ROWQ4Z(wo, R11, Z27, a2); \
-	ROWQ4Z(wo, R12, Z28, a3)
+	ROWQ4Z(wo, SI, p0, a0); \
+	ROWQ4Z(wo, R10, p1, a1); \
+	ROWQ4Z(wo, R11, p2, a2); \
+	ROWQ4Z(wo, R12, p3, a3)
+
+// The scale products of four blocks (one loop step) gathered with vector
+// permutes instead of SCALESR4's scalar loads: Z1 lanes 8p+2j+b =
+// d_w(row j, block 2p+b)·d_a(block 2p+b), so pair 0 is SCALESR4's Y1 and
+// pair 1 the same eight products at +8 (permK4 entries 4..7 spread them).
+// The products are the same VCVTPH2PS values in one VMULPS with w first, so
+// they are SCALESR4's bit for bit. Set up by LOADSCALESR4Z: Z11 = scla4 (the
+// activation scales, words 0 and 17 of the 64 bytes at 0(DI) and at
+// 68(DI), the step's 136 bytes), K1..K3 = the lanes of rows 1..3.
+// Z6 = the four activation scales, as floats, in those lanes.
+#define ACTSCALESR4Z \
+	VMOVDQU64 (DI), Z6; \
+	VPERMT2W 68(DI), Z11, Z6; \
+	VCVTPH2PS Y6, Z6
+
+// Q4_0: a row's four scales are words 0, 9, 18, 27 of its step's first 64
+// of 72 bytes, picked by Z7 = sclq4 into every row's lanes (merge-masked).
+#define SCALESR4Q4Z \
+	VPERMW (SI), Z7, Z5; \
+	VPERMW (R10), Z7, K1, Z5; \
+	VPERMW (R11), Z7, K2, Z5; \
+	VPERMW (R12), Z7, K3, Z5; \
+	VCVTPH2PS Y5, Z5; \
+	ACTSCALESR4Z; \
+	VMULPS Z6, Z5, Z1
+
+// Pair 1's permutes in Z29, Z30, Z31, Z16 (rows 0..3), the activation
+// scale index in Z11, and the row masks.
+#define LOADSCALESR4Z \
+	VMOVDQU64 permK4<>+256(SB), Z29; \
+	VMOVDQU64 permK4<>+320(SB), Z30; \
+	VMOVDQU64 permK4<>+384(SB), Z31; \
+	VMOVDQU64 permK4<>+448(SB), Z16; \
+	VMOVDQU64 scla4<>(SB), Z11; \
+	MOVL $0x0C0C, AX; \
+	KMOVD AX, K1; \
+	MOVL $0x3030, AX; \
+	KMOVD AX, K2; \
+	MOVL $0xC0C0, AX; \
+	KMOVD AX, K3
 
 // Q8_0 weight row r's block pair, biased to unsigned by ^0x80 (Z12).
 #define ROWQ8Z(wo, r, perm, acc) \
@@ -2403,6 +2477,28 @@ j80done:
 	HSUMPS(Y0, X0, X1); \
 	MOVSS X0, off(R9)
 
+// scla4, sclq4: VPERMT2W/VPERMW word indices for SCALESR4Q4Z, lanes 8p+2j+b
+// for block 2p+b (only the low 16 words are used).
+DATA scla4<>+0(SB)/8, $0x0011000000110000
+DATA scla4<>+8(SB)/8, $0x0011000000110000
+DATA scla4<>+16(SB)/8, $0x0031002000310020
+DATA scla4<>+24(SB)/8, $0x0031002000310020
+DATA scla4<>+32(SB)/8, $0
+DATA scla4<>+40(SB)/8, $0
+DATA scla4<>+48(SB)/8, $0
+DATA scla4<>+56(SB)/8, $0
+GLOBL scla4<>(SB), RODATA|NOPTR, $64
+
+DATA sclq4<>+0(SB)/8, $0x0009000000090000
+DATA sclq4<>+8(SB)/8, $0x0009000000090000
+DATA sclq4<>+16(SB)/8, $0x001b0012001b0012
+DATA sclq4<>+24(SB)/8, $0x001b0012001b0012
+DATA sclq4<>+32(SB)/8, $0
+DATA sclq4<>+40(SB)/8, $0
+DATA sclq4<>+48(SB)/8, $0
+DATA sclq4<>+56(SB)/8, $0
+GLOBL sclq4<>(SB), RODATA|NOPTR, $64
+
 // func dotRows4Q4_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4Q4_0Q8_0AVX512(SB), NOSPLIT, $0-40
 	ARGSR4
@@ -2410,12 +2506,15 @@ TEXT ·dotRows4Q4_0Q8_0AVX512(SB), NOSPLIT, $0-40
 	VPBROADCASTD cw1<>(SB), Y14
 	VPBROADCASTD c08<>(SB), Z13
 	LOADPERMK4
+	LOADSCALESR4Z
+	VMOVDQU64 sclq4<>(SB), Z7
 	ZERO8Z
 r40loop4:
 	CMPQ CX, $4
 	JLT r40loop2
-	Q4_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23)
-	Q4_0_PAIRR4(36, 68, Z18, Z20, Z22, Z24)
+	SCALESR4Q4Z
+	Q4_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23, Z25, Z26, Z27, Z28)
+	Q4_0_PAIRR4(36, 68, Z18, Z20, Z22, Z24, Z29, Z30, Z31, Z16)
 	ADVW4(72)
 	ADDQ $136, DI
 	SUBQ $4, CX
@@ -2424,7 +2523,8 @@ r40loop2:
 	MERGE8Z
 	CMPQ CX, $2
 	JLT r40tail
-	Q4_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23)
+	SCALESR4(0, 18, 0, 34)
+	Q4_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23, Z25, Z26, Z27, Z28)
 	ADVW4(36)
 	ADDQ $68, DI
 	SUBQ $2, CX
