@@ -2375,15 +2375,16 @@ j80done:
 	VMULPS Y8, Y7, Y1
 
 // Q4_0 weight row r's block pair as Q4_0_PAIR lays it out (unsigned
-// nibbles) against the shared activations Z3, Z9 = -VPDPBUSD(8, a).
+// nibbles) against the shared activations Z3, Z9 = -VPDPBUSD(8, a). As in
+// ROWQ4RX, without shuffles: each block's 16 quant bytes broadcast to its
+// two 128-bit chunks (the second block merged into chunks 2, 3 by K4 =
+// 0xFF00), the odd chunks shifted right by 4 (Z12 = srl04 twice), masked.
 #define ROWQ4Z(wo, r, perm, acc) \
 	VPERMPS Z1, perm, Z10; \
-	VMOVDQU wo+2(r), X2; \
-	VINSERTI128 $1, wo+20(r), Y2, Y2; \
-	VPSRLW $4, Y2, Y4; \
-	VINSERTI64X4 $1, Y4, Z2, Z2; \
+	VBROADCASTI32X4 wo+2(r), Z2; \
+	VBROADCASTI32X4 wo+20(r), K4, Z2; \
+	VPSRLVD Z12, Z2, Z2; \
 	VPANDD Z15, Z2, Z2; \
-	VSHUFI64X2 $0xD8, Z2, Z2, Z2; \
 	VMOVDQA64 Z9, Z4; \
 	VPDPBUSD Z3, Z2, Z4; \
 	VCVTDQ2PS Z4, Z4; \
@@ -2408,44 +2409,45 @@ j80done:
 	ROWQ4Z(wo, R12, p3, a3)
 
 // The scale products of four blocks (one loop step) gathered with vector
-// permutes instead of SCALESR4's scalar loads: Z1 lanes 8p+2j+b =
+// permutes instead of SCALESR4's scalar loads: lanes 8p+2j+b =
 // d_w(row j, block 2p+b)·d_a(block 2p+b), so pair 0 is SCALESR4's Y1 and
 // pair 1 the same eight products at +8 (permK4 entries 4..7 spread them).
 // The products are the same VCVTPH2PS values in one VMULPS with w first, so
 // they are SCALESR4's bit for bit. Set up by LOADSCALESR4Z: Z11 = scla4 (the
-// activation scales, words 0 and 17 of the 64 bytes at 0(DI) and at
-// 68(DI), the step's 136 bytes), K1..K3 = the lanes of rows 1..3.
+// activation scales, words 0 and 17 of the 64 bytes at ao and at ao+68:
+// the step's 136 bytes), K2 = the lanes of rows 2 and 3.
 // Z6 = the four activation scales, as floats, in those lanes.
-#define ACTSCALESR4Z \
-	VMOVDQU64 (DI), Z6; \
-	VPERMT2W 68(DI), Z11, Z6; \
+#define ACTSCALESR4Z(ao) \
+	VMOVDQU64 ao(DI), Z6; \
+	VPERMT2W ao+68(DI), Z11, Z6; \
 	VCVTPH2PS Y6, Z6
 
-// Q4_0: a row's four scales are words 0, 9, 18, 27 of its step's first 64
-// of 72 bytes, picked by Z7 = sclq4 into every row's lanes (merge-masked).
-#define SCALESR4Q4Z \
-	VPERMW (SI), Z7, Z5; \
-	VPERMW (R10), Z7, K1, Z5; \
-	VPERMW (R11), Z7, K2, Z5; \
-	VPERMW (R12), Z7, K3, Z5; \
+// Z5 = the products of the Q4_0 step at wo, ao. A row's four scales are
+// words 0, 9, 18, 27 of its step's first 64 of 72 bytes; Z7 = sclq4 picks
+// rows 0 and 2 from the first table, 1 and 3 from the second, so two
+// independent VPERMT2W and one word blend (K2) gather them: a short
+// dependency chain, which matters more here than the instruction count.
+// The routine computes them one step ahead (Z5 → Z1 at the step's end).
+#define SCALESR4Q4Z(wo, ao) \
+	VMOVDQU64 wo(SI), Z5; \
+	VPERMT2W wo(R10), Z7, Z5; \
+	VMOVDQU64 wo(R11), Z0; \
+	VPERMT2W wo(R12), Z7, Z0; \
+	VMOVDQU16 Z0, K2, Z5; \
 	VCVTPH2PS Y5, Z5; \
-	ACTSCALESR4Z; \
-	VMULPS Z6, Z5, Z1
+	ACTSCALESR4Z(ao); \
+	VMULPS Z6, Z5, Z5
 
 // Pair 1's permutes in Z29, Z30, Z31, Z16 (rows 0..3), the activation
-// scale index in Z11, and the row masks.
+// scale index in Z11, and the row mask K2.
 #define LOADSCALESR4Z \
 	VMOVDQU64 permK4<>+256(SB), Z29; \
 	VMOVDQU64 permK4<>+320(SB), Z30; \
 	VMOVDQU64 permK4<>+384(SB), Z31; \
 	VMOVDQU64 permK4<>+448(SB), Z16; \
 	VMOVDQU64 scla4<>(SB), Z11; \
-	MOVL $0x0C0C, AX; \
-	KMOVD AX, K1; \
-	MOVL $0x3030, AX; \
-	KMOVD AX, K2; \
-	MOVL $0xC0C0, AX; \
-	KMOVD AX, K3
+	MOVL $0xF0F0, AX; \
+	KMOVD AX, K2
 
 // Q8_0 weight row r's block pair, biased to unsigned by ^0x80 (Z12).
 #define ROWQ8Z(wo, r, perm, acc) \
@@ -2477,8 +2479,8 @@ j80done:
 	HSUMPS(Y0, X0, X1); \
 	MOVSS X0, off(R9)
 
-// scla4, sclq4: VPERMT2W/VPERMW word indices for SCALESR4Q4Z, lanes 8p+2j+b
-// for block 2p+b (only the low 16 words are used).
+// scla4, sclq4: VPERMT2W word indices for SCALESR4Q4Z, lanes 8p+2j+b for
+// block 2p+b (only the low 16 words are used; sclq4's rows 1, 3 at +32).
 DATA scla4<>+0(SB)/8, $0x0011000000110000
 DATA scla4<>+8(SB)/8, $0x0011000000110000
 DATA scla4<>+16(SB)/8, $0x0031002000310020
@@ -2489,14 +2491,14 @@ DATA scla4<>+48(SB)/8, $0
 DATA scla4<>+56(SB)/8, $0
 GLOBL scla4<>(SB), RODATA|NOPTR, $64
 
-DATA sclq4<>+0(SB)/8, $0x0009000000090000
-DATA sclq4<>+8(SB)/8, $0x0009000000090000
-DATA sclq4<>+16(SB)/8, $0x001b0012001b0012
-DATA sclq4<>+24(SB)/8, $0x001b0012001b0012
-DATA sclq4<>+32(SB)/8, $0
-DATA sclq4<>+40(SB)/8, $0
-DATA sclq4<>+48(SB)/8, $0
-DATA sclq4<>+56(SB)/8, $0
+DATA sclq4<>+0(SB)/8, $0x0029002000090000
+DATA sclq4<>+8(SB)/8, $0x0029002000090000
+DATA sclq4<>+16(SB)/8, $0x003b0032001b0012
+DATA sclq4<>+24(SB)/8, $0x003b0032001b0012
+DATA sclq4<>+32(SB)/8, $0x0000000000000000
+DATA sclq4<>+40(SB)/8, $0x0000000000000000
+DATA sclq4<>+48(SB)/8, $0x0000000000000000
+DATA sclq4<>+56(SB)/8, $0x0000000000000000
 GLOBL sclq4<>(SB), RODATA|NOPTR, $64
 
 // func dotRows4Q4_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
@@ -2508,17 +2510,31 @@ TEXT ·dotRows4Q4_0Q8_0AVX512(SB), NOSPLIT, $0-40
 	LOADPERMK4
 	LOADSCALESR4Z
 	VMOVDQU64 sclq4<>(SB), Z7
+	VBROADCASTI64X4 srl04<>(SB), Z12
+	MOVL $0xFF00, AX
+	KMOVW AX, K4
 	ZERO8Z
-r40loop4:
 	CMPQ CX, $4
 	JLT r40loop2
-	SCALESR4Q4Z
+	SCALESR4Q4Z(0, 0)
+	VMOVAPS Z5, Z1
+r40loop4:
+	CMPQ CX, $8
+	JLT r40last4
+	SCALESR4Q4Z(72, 136)
+	Q4_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23, Z25, Z26, Z27, Z28)
+	Q4_0_PAIRR4(36, 68, Z18, Z20, Z22, Z24, Z29, Z30, Z31, Z16)
+	VMOVAPS Z5, Z1
+	ADVW4(72)
+	ADDQ $136, DI
+	SUBQ $4, CX
+	JMP r40loop4
+r40last4:
 	Q4_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23, Z25, Z26, Z27, Z28)
 	Q4_0_PAIRR4(36, 68, Z18, Z20, Z22, Z24, Z29, Z30, Z31, Z16)
 	ADVW4(72)
 	ADDQ $136, DI
 	SUBQ $4, CX
-	JMP r40loop4
 r40loop2:
 	MERGE8Z
 	CMPQ CX, $2
