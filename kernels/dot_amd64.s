@@ -2338,10 +2338,11 @@ j80done:
 
 // Load the arguments of a four-weight-row routine: CX blocks, DI the
 // activation row, SI/R10/R11/R12 the weight rows, R9 the output.
-// Y1 = [d_w0(row j)·d_a0, d_w1(row j)·d_a1] for j = 0..3 in lanes 2j, 2j+1:
-// weight scales at wo0, wo1 of each row, activation scales at ao, ao1 (DI).
-// w is the first operand, as in DPROD2.
-#define SCALESR4(wo0, wo1, ao, ao1) \
+// out = [d_w0(row j)·d_a0, d_w1(row j)·d_a1] for j = 0..3 in lanes 2j, 2j+1
+// (a YMM register; VEX zeroes the rest of its ZMM): weight scales at wo0,
+// wo1 of each row, activation scales at ao, ao1 (DI). w is the first
+// operand, as in DPROD2. Clobbers AX, BX, DX, R13, Y7, Y8.
+#define SCALESR4(wo0, wo1, ao, ao1, out) \
 	MOVWLZX ao(DI), AX; \
 	MOVWLZX ao1(DI), BX; \
 	SHLL $16, BX; \
@@ -2372,7 +2373,7 @@ j80done:
 	VMOVQ AX, X7; \
 	VPINSRQ $1, DX, X7, X7; \
 	VCVTPH2PS X7, Y7; \
-	VMULPS Y8, Y7, Y1
+	VMULPS Y8, Y7, out
 
 // Q4_0 weight row r's block pair as Q4_0_PAIR lays it out (unsigned
 // nibbles) against the shared activations Z3, Z9 = -VPDPBUSD(8, a). As in
@@ -2460,8 +2461,8 @@ j80done:
 	VCVTDQ2PS Z4, Z4; \
 	VFMADD231PS Z4, Z10, acc
 
+// Z1 = the pair's SCALESR4 products.
 #define Q8_0_PAIRR4(wo, ao, a0, a1, a2, a3) \
-	SCALESR4(wo, wo+34, ao, ao+34); \
 	ACTPAIRZ(ao, Z12); \
 	ROWQ8Z(wo, SI, Z25, a0); \
 	ROWQ8Z(wo, R10, Z26, a1); \
@@ -2539,7 +2540,7 @@ r40loop2:
 	MERGE8Z
 	CMPQ CX, $2
 	JLT r40tail
-	SCALESR4(0, 18, 0, 34)
+	SCALESR4(0, 18, 0, 34, Y1)
 	Q4_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23, Z25, Z26, Z27, Z28)
 	ADVW4(36)
 	ADDQ $68, DI
@@ -2567,19 +2568,35 @@ TEXT ·dotRows4Q8_0Q8_0AVX512(SB), NOSPLIT, $0-40
 	VPBROADCASTD c80<>(SB), Z12
 	LOADPERMK4
 	ZERO8Z
-r80loop4:
 	CMPQ CX, $4
 	JLT r80loop2
+	SCALESR4(0, 34, 0, 34, Y1)
+r80loop4:
+	CMPQ CX, $8
+	JLT r80last4
+	SCALESR4(68, 102, 68, 102, Y6)
 	Q8_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23)
+	SCALESR4(136, 170, 136, 170, Y5)
+	VMOVAPS Z6, Z1
 	Q8_0_PAIRR4(68, 68, Z18, Z20, Z22, Z24)
+	VMOVAPS Z5, Z1
 	ADVW4(136)
 	ADDQ $136, DI
 	SUBQ $4, CX
 	JMP r80loop4
+r80last4:
+	SCALESR4(68, 102, 68, 102, Y6)
+	Q8_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23)
+	VMOVAPS Z6, Z1
+	Q8_0_PAIRR4(68, 68, Z18, Z20, Z22, Z24)
+	ADVW4(136)
+	ADDQ $136, DI
+	SUBQ $4, CX
 r80loop2:
 	MERGE8Z
 	CMPQ CX, $2
 	JLT r80tail
+	SCALESR4(0, 34, 0, 34, Y1)
 	Q8_0_PAIRR4(0, 0, Z17, Z19, Z21, Z23)
 	ADVW4(68)
 	ADDQ $68, DI
