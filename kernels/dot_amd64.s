@@ -116,10 +116,7 @@ GLOBL bitQh<>(SB), RODATA|NOPTR, $32
 
 // Y1 = broadcast(fp16(w[wo]) * fp16(a[ao])).
 #define DPROD(wo, ao) \
-	MOVWLZX wo(SI), AX; \
-	MOVWLZX ao(DI), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
+	HPAIR(wo(SI), ao(DI), AX); \
 	VMOVD AX, X1; \
 	VCVTPH2PS X1, X1; \
 	VMOVSHDUP X1, X2; \
@@ -1052,14 +1049,8 @@ GLOBL perm02<>(SB), RODATA|NOPTR, $64
 
 // Z1 = [fp16 w[wo0]*a[ao0] ×8 | fp16 w[wo1]*a[ao1] ×8]; Z16 holds perm02.
 #define DPROD2(wo0, ao0, wo1, ao1) \
-	MOVWLZX wo0(SI), AX; \
-	MOVWLZX ao0(DI), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
-	MOVWLZX wo1(SI), DX; \
-	MOVWLZX ao1(DI), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
+	HPAIR(wo0(SI), ao0(DI), AX); \
+	HPAIR(wo1(SI), ao1(DI), DX); \
 	VMOVD AX, X1; \
 	VPINSRD $1, DX, X1, X1; \
 	VCVTPH2PS X1, X1; \
@@ -2020,33 +2011,11 @@ GLOBL c0832<>(SB), RODATA|NOPTR, $32
 // weight scales at wo0, wo1 (SI), activation scales at ao, ao+34 of each row.
 // Each product is the one-row DPROD2's w·a with w as the first operand.
 #define SCALES4(wo0, wo1, ao) \
-	MOVWLZX wo0(SI), AX; \
-	MOVWLZX wo1(SI), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
+	HPAIR(wo0(SI), wo1(SI), AX); \
 	VMOVD AX, X7; \
 	VPBROADCASTD X7, X7; \
 	VCVTPH2PS X7, Y7; \
-	MOVWLZX ao(DI), AX; \
-	MOVWLZX ao+34(DI), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
-	MOVWLZX ao(R10), DX; \
-	MOVWLZX ao+34(R10), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
-	SHLQ $32, DX; \
-	ORQ DX, AX; \
-	MOVWLZX ao(R11), DX; \
-	MOVWLZX ao+34(R11), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
-	MOVWLZX ao(R12), R13; \
-	MOVWLZX ao+34(R12), BX; \
-	SHLL $16, BX; \
-	ORL BX, R13; \
-	SHLQ $32, R13; \
-	ORQ R13, DX; \
+	HOCT(ao(DI), ao+34(DI), ao(R10), ao+34(R10), ao(R11), ao+34(R11), ao(R12), ao+34(R12)); \
 	VMOVQ AX, X1; \
 	VPINSRQ $1, DX, X1, X1; \
 	VCVTPH2PS X1, Y1; \
@@ -2334,33 +2303,11 @@ j80done:
 // wo1 of each row, activation scales at ao, ao1 (DI). w is the first
 // operand, as in DPROD2. Clobbers AX, BX, DX, R13, Y7, Y8.
 #define SCALESR4(wo0, wo1, ao, ao1, out) \
-	MOVWLZX ao(DI), AX; \
-	MOVWLZX ao1(DI), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
+	HPAIR(ao(DI), ao1(DI), AX); \
 	VMOVD AX, X8; \
 	VPBROADCASTD X8, X8; \
 	VCVTPH2PS X8, Y8; \
-	MOVWLZX wo0(SI), AX; \
-	MOVWLZX wo1(SI), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
-	MOVWLZX wo0(R10), DX; \
-	MOVWLZX wo1(R10), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
-	SHLQ $32, DX; \
-	ORQ DX, AX; \
-	MOVWLZX wo0(R11), DX; \
-	MOVWLZX wo1(R11), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
-	MOVWLZX wo0(R12), R13; \
-	MOVWLZX wo1(R12), BX; \
-	SHLL $16, BX; \
-	ORL BX, R13; \
-	SHLQ $32, R13; \
-	ORQ R13, DX; \
+	HOCT(wo0(SI), wo1(SI), wo0(R10), wo1(R10), wo0(R11), wo1(R11), wo0(R12), wo1(R12)); \
 	VMOVQ AX, X7; \
 	VPINSRQ $1, DX, X7, X7; \
 	VCVTPH2PS X7, Y7; \

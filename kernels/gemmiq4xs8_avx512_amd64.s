@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "pairt4_amd64.h"
 
 // AVX-512 VNNI packed IQ4_XS MatMul in the byte layout of
 // gemmiq4xs8_amd64.go. Per sub-block s and token t, eight VPDPBUSD of the
@@ -1032,27 +1033,6 @@ GLOBL iq4xs8Val<>(SB), RODATA|NOPTR, $16
 	VPSHUFB X9, X14, X9; \
 	VINSERTI128 $1, X9, y, y
 
-// Four rows' dwords in Ya..Yd (dwords 0..7 each) transposed and stored:
-// dword k's four rows (16 bytes) at o + 64k, dword k+4's at o + 256 + 64k
-// (R9-relative). Clobbers Ya..Yd, Y11..Y13.
-#define BPT4(ya, yb, yc, yd, xb, xc, xd, o) \
-	VPUNPCKLDQ yb, ya, Y11; \
-	VPUNPCKHDQ yb, ya, Y12; \
-	VPUNPCKLDQ yd, yc, Y13; \
-	VPUNPCKHDQ yd, yc, ya; \
-	VPUNPCKLQDQ Y13, Y11, yb; \
-	VPUNPCKHQDQ Y13, Y11, yc; \
-	VPUNPCKLQDQ ya, Y12, yd; \
-	VPUNPCKHQDQ ya, Y12, Y13; \
-	VMOVDQU xb, o(R9); \
-	VEXTRACTI128 $1, yb, (o+256)(R9); \
-	VMOVDQU xc, (o+64)(R9); \
-	VEXTRACTI128 $1, yc, (o+320)(R9); \
-	VMOVDQU xd, (o+128)(R9); \
-	VEXTRACTI128 $1, yd, (o+384)(R9); \
-	VMOVDQU X13, (o+192)(R9); \
-	VEXTRACTI128 $1, Y13, (o+448)(R9)
-
 // Sub-block s of the four rows at R10: values at 8+16s, scale bits at
 // 4+s/2 (nibble s%2) and 2 (bits 2s, 2s+1).
 #define BPSUB(s) \
@@ -1060,7 +1040,7 @@ GLOBL iq4xs8Val<>(SB), RODATA|NOPTR, $16
 	BPROW(s, (8+16*s)(R10)(R8*1), (4+s/2)(R10)(R8*1), 2(R10)(R8*1), $(4*(s%2)), Y1, X1, (576*s+516)); \
 	BPROW(s, (8+16*s)(R10)(R8*2), (4+s/2)(R10)(R8*2), 2(R10)(R8*2), $(4*(s%2)), Y2, X2, (576*s+520)); \
 	BPROW(s, (8+16*s)(R10)(R11*1), (4+s/2)(R10)(R11*1), 2(R10)(R11*1), $(4*(s%2)), Y3, X3, (576*s+524)); \
-	BPT4(Y0, Y1, Y2, Y3, X1, X2, X3, (576*s))
+	PAIRT4(Y0, Y1, Y2, Y3, X1, X2, X3, (576*s))
 
 // func gemmPackIQ4XS8AVX2(nblk int, w *byte, ws int, dst *byte)
 //

@@ -205,10 +205,7 @@ g4done:
 
 // X0 = fp16(w[wo])·fp16(a[ao]) in lane 0.
 #define HPROD1(wo, ao) \
-	MOVWLZX wo(SI), AX; \
-	MOVWLZX ao(DI), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
+	HPAIR(wo(SI), ao(DI), AX); \
 	VMOVD AX, X0; \
 	VCVTPH2PS X0, X0; \
 	VMOVSHDUP X0, X2; \

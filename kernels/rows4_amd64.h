@@ -24,6 +24,39 @@
 	ADDQ $n, R11; \
 	ADDQ $n, R12
 
+// Scalar gathers of fp16 scales (two to a dword, four or eight to a
+// register pair) for one VCVTPH2PS, shared by the dots' scale products.
+
+// dst = the fp16 halves at a (low) and b (high). Clobbers BX.
+#define HPAIR(a, b, dst) \
+	MOVWLZX a, dst; \
+	MOVWLZX b, BX; \
+	SHLL $16, BX; \
+	ORL BX, dst
+
+// AX = the fp16 halves at a, b, c, d (low to high). Clobbers BX, DX.
+#define HQUAD(a, b, c, d) \
+	HPAIR(a, b, AX); \
+	HPAIR(c, d, DX); \
+	SHLQ $32, DX; \
+	ORQ DX, AX
+
+// AX, DX = the eight fp16 halves a0, b0, a1, b1 | a2, b2, a3, b3 (low to
+// high). Clobbers BX, R13.
+#define HOCT(a0, b0, a1, b1, a2, b2, a3, b3) \
+	HQUAD(a0, b0, a1, b1); \
+	HPAIR(a2, b2, DX); \
+	HPAIR(a3, b3, R13); \
+	SHLQ $32, R13; \
+	ORQ R13, DX
+
+// X0 = the fp16 half at a converted and broadcast. Clobbers AX.
+#define HBCAST(a) \
+	MOVWLZX a, AX; \
+	VMOVD AX, X0; \
+	VCVTPH2PS X0, X0; \
+	VBROADCASTSS X0, X0
+
 // The four scale products of a block, gathered as four fp16 halves into one
 // VCVTPH2PS (dot_amd64.s, rows4k_amd64.s, q40h_amd64.s); both clobber AX,
 // BX, DX and X0.
@@ -31,20 +64,8 @@
 // X1 = [d_w(row j)·d_a] for j = 0..3: weight scales at wo of each row,
 // activation scale at ao(DI); w is the first operand, as in DPROD.
 #define SCALESR4X(wo, ao) \
-	MOVWLZX ao(DI), AX; \
-	VMOVD AX, X0; \
-	VCVTPH2PS X0, X0; \
-	VBROADCASTSS X0, X0; \
-	MOVWLZX wo(SI), AX; \
-	MOVWLZX wo(R10), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
-	MOVWLZX wo(R11), DX; \
-	MOVWLZX wo(R12), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
-	SHLQ $32, DX; \
-	ORQ DX, AX; \
+	HBCAST(ao(DI)); \
+	HQUAD(wo(SI), wo(R10), wo(R11), wo(R12)); \
 	VMOVQ AX, X1; \
 	VCVTPH2PS X1, X1; \
 	VMULPS X0, X1, X1
@@ -52,20 +73,8 @@
 // X1 = [d_w·d_a(row j)] for j = 0..3: weight scale at wo(SI), activation
 // scales at ao of each row; w is the first operand, as in DPROD.
 #define SCALES4X(wo, ao) \
-	MOVWLZX wo(SI), AX; \
-	VMOVD AX, X0; \
-	VCVTPH2PS X0, X0; \
-	VBROADCASTSS X0, X0; \
-	MOVWLZX ao(DI), AX; \
-	MOVWLZX ao(R10), BX; \
-	SHLL $16, BX; \
-	ORL BX, AX; \
-	MOVWLZX ao(R11), DX; \
-	MOVWLZX ao(R12), BX; \
-	SHLL $16, BX; \
-	ORL BX, DX; \
-	SHLQ $32, DX; \
-	ORQ DX, AX; \
+	HBCAST(wo(SI)); \
+	HQUAD(ao(DI), ao(R10), ao(R11), ao(R12)); \
 	VMOVQ AX, X1; \
 	VCVTPH2PS X1, X1; \
 	VMULPS X1, X0, X1

@@ -107,11 +107,15 @@ GLOBL kz0f<>(SB), RODATA|NOPTR, $4
 	VPXORD Z6, Z6, Z6; \
 	VPXORD Z7, Z7, Z7
 
-#define FOLD4Z \
+#define FOLD4Z FOLD4ZR(Z7, Y7)
+
+// FOLD4Z with the fourth row's accumulator in z (y its YMM): the Q2_K and
+// Q3_K routines keep Z7 for quant bytes.
+#define FOLD4ZR(z, y) \
 	FOLDZ(Z4, Y4); \
 	FOLDZ(Z5, Y5); \
 	FOLDZ(Z6, Y6); \
-	FOLDZ(Z7, Y7)
+	FOLDZ(z, y)
 
 // func dotRows4Q4_KQ8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4Q4_KQ8_KAVX512(SB), NOSPLIT, $0-40
@@ -585,10 +589,7 @@ z4q2kloop:
 	Q2KZ_ROW(R10, Y11, Z5)
 	Q2KZ_ROW(R11, Y12, Z6)
 	Q2KZ_ROW(R12, Y15, Z0)
-	FOLDZ(Z4, Y4)
-	FOLDZ(Z5, Y5)
-	FOLDZ(Z6, Y6)
-	FOLDZ(Z0, Y0)
+	FOLD4ZR(Z0, Y0)
 	RED4(Y4, Y5, Y6, Y0)
 	RED4(Y1, Y11, Y12, Y15)
 	RED8F(Y4, Y1)
@@ -645,10 +646,7 @@ z4q3kloop:
 	Q3KZ_ROW(R10, Y5, Z5)
 	Q3KZ_ROW(R11, Y6, Z6)
 	Q3KZ_ROW(R12, Y0, Z0)
-	FOLDZ(Z4, Y4)
-	FOLDZ(Z5, Y5)
-	FOLDZ(Z6, Y6)
-	FOLDZ(Z0, Y0)
+	FOLD4ZR(Z0, Y0)
 	KFIN4_DR(108, Y4, Y5, Y6, Y0, X4, X26)
 	ADVW4(110)
 	ADDQ $292, DI
