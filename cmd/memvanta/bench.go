@@ -90,13 +90,6 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "memvanta bench: "+format+"\n", a...)
 		return exitRuntime
 	}
-	if cpuProfile != "" {
-		stop, err := startCPUProfile(cpuProfile)
-		if err != nil {
-			return fail("%v", err)
-		}
-		defer stop()
-	}
 	switch outFmt {
 	case "md":
 	case "json":
@@ -147,6 +140,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		mf.ctx = max(maxD+max(maxP, maxN), 1)
 	}
 
+	// The profile starts once the flags are valid, so a usage error leaves
+	// no file behind.
+	if cpuProfile != "" {
+		stop, err := startCPUProfile(cpuProfile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer stop()
+	}
 	var results []benchResult
 	var last *loaded
 	interrupted := false
