@@ -145,9 +145,14 @@ func TestLoadsAhead(t *testing.T) {
 	c.Unpin(e)
 }
 
+// TestLoadErrorIsReportedAndRetried: a load that fails while the graph
+// waits for it is reported, and asking again retries. Depth 0 and no
+// Advance keep the loader idle until Get moves the cursor, so the failing
+// load always starts after the demand (CI once caught the look-ahead
+// failing first, which is the case the next test covers).
 func TestLoadErrorIsReportedAndRetried(t *testing.T) {
 	src := &fakeSource{fail: map[int]int{2: 1}}
-	p, c := setup(t, 4, 2, 1, src)
+	p, c := setup(t, 4, 2, 0, src)
 	p.Start(context.Background())
 	defer p.Stop()
 	for g := range 2 {
@@ -156,7 +161,6 @@ func TestLoadErrorIsReportedAndRetried(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Unpin(e)
-		p.Advance(g + 1)
 	}
 	if _, _, err := p.Get(context.Background(), 2); err == nil {
 		t.Fatal("injected failure not reported")
@@ -170,6 +174,39 @@ func TestLoadErrorIsReportedAndRetried(t *testing.T) {
 	if _, _, err := p.Get(context.Background(), 9); err == nil {
 		t.Fatal("out-of-range group: no error")
 	}
+}
+
+// TestLookAheadFailureRetriedOnDemand: a look-ahead load that failed before
+// the graph asked for the group is retried when it asks, not reported; only
+// a failure of the load the graph waits for is its error.
+func TestLookAheadFailureRetriedOnDemand(t *testing.T) {
+	src := &fakeSource{fail: map[int]int{2: 1}}
+	p, c := setup(t, 4, 2, 1, src)
+	p.Start(context.Background())
+	defer p.Stop()
+	for g := range 2 {
+		e, _, err := p.Get(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Unpin(e)
+	}
+	// Cursor at 1 with depth 1: the loader reaches group 2 and fails.
+	for {
+		p.mu.Lock()
+		_, failed := p.failed[2]
+		p.mu.Unlock()
+		if failed {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	e, _, err := p.Get(context.Background(), 2)
+	if err != nil {
+		t.Fatalf("look-ahead failure reported on demand: %v", err)
+	}
+	check(t, e, 2)
+	c.Unpin(e)
 }
 
 // TestPinnedBudgetFails: the graph holds one group of a one-group budget
