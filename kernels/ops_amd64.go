@@ -27,8 +27,8 @@ func avx512Ops(o *opsTable) {
 func addScaledSIMD(dst, x []float32, s float32) { addScaledAVX2(&dst[0], &x[0], len(dst), s) }
 
 // scoresF16AVX2 and scoresF16AVX512 are the SIMD paths' ScoresF16 ops:
-// four query rows at a time where the head size is a multiple of 16 up to
-// scorePad, with hd 64 on AVX-512 through its own routine.
+// four query rows at a time where the head size is a multiple of 16, with
+// hd 64 on AVX-512 through its own routines.
 func scoresF16AVX2(q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
 	scoresFourRow(false, q, nq, hd, keys, stride, n, scale, out, ws)
 }
@@ -37,16 +37,11 @@ func scoresF16AVX512(q []float32, nq, hd int, keys []byte, stride, n int, scale 
 	scoresFourRow(true, q, nq, hd, keys, stride, n, scale, out, ws)
 }
 
-// scorePad bounds the head size of the four-row score routines (the padded
-// remainder rows live on the stack) and is the position chunk for them.
-const scorePad = 256
-
 // scoresFourRow is ScoresF16 (nq, n, hd positive) through the four-row
-// routines (wide: the AVX-512 one for hd 64); other head sizes take the
-// portable function. The calls are static so that the padding arrays stay
-// on the stack (generation allocates nothing).
+// routines (wide: the AVX-512 ones for hd 64) and their one-row
+// companions; other head sizes take the portable function.
 func scoresFourRow(wide bool, q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
-	if hd%16 != 0 || hd > scorePad {
+	if hd%16 != 0 {
 		ScoresF16(q, nq, hd, keys, stride, n, scale, out, ws)
 		return
 	}
@@ -54,21 +49,16 @@ func scoresFourRow(wide bool, q []float32, nq, hd int, keys []byte, stride, n in
 	if n4 > 0 {
 		scores4(wide, q, n4, hd, keys, stride, n, scale, out, ws)
 	}
-	if r := nq - n4; r > 0 {
-		// The last r rows go through the same four-row routine, padded with
-		// copies of the last row, so a row's scores do not depend on nq or
-		// its place in it: batched prefill (many rows per kv head) stays
-		// bit-identical to generation (one token's group of rows).
-		var qp, op [4 * scorePad]float32
-		for j := 0; j < 4; j++ {
-			copy(qp[j*hd:(j+1)*hd], q[(n4+min(j, r-1))*hd:])
-		}
-		for p0 := 0; p0 < n; p0 += scorePad {
-			c := min(scorePad, n-p0)
-			scores4(wide, qp[:4*hd], 4, hd, keys[p0*stride:], stride, c, scale, op[:], scorePad)
-			for j := 0; j < r; j++ {
-				copy(out[(n4+j)*ws+p0:(n4+j)*ws+p0+c], op[j*scorePad:j*scorePad+c])
-			}
+	// The last nq mod 4 rows go one at a time through routines that reduce
+	// each dot by the four-row routine's tree, so a row's scores do not
+	// depend on nq or its place in it: batched prefill (many rows per kv
+	// head) stays bit-identical to generation (one token's group of rows,
+	// a single row with multi-head attention).
+	for j := n4; j < nq; j++ {
+		if hd == 64 && wide {
+			scoresF16x64x1AVX512(&q[j*hd], &keys[0], stride, n, scale, &out[j*ws])
+		} else {
+			scoresF16x1AVX2(&q[j*hd], hd, &keys[0], stride, n, scale, &out[j*ws])
 		}
 	}
 }
@@ -127,8 +117,23 @@ func accumF16AVX512Op(out []float32, nq, hd int, w []float32, ws int, vals []byt
 		accumF16SIMD(out, nq, hd, w, ws, vals, stride, n)
 		return
 	}
-	for c := 0; c < hd; c += 64 { // 64-column slabs; elements are independent
-		accumF16x64AVX512(&out[c], nq, &w[0], ws, &vals[2*c], stride, n, 4*hd)
+	// Column slabs; elements are independent. Rows beyond the last four
+	// take 128-column slabs where the head allows, reading each value row
+	// once instead of twice (one query row per kv head in generation with
+	// multi-head attention).
+	n4 := nq &^ 3
+	if hd%128 != 0 {
+		n4 = nq
+	}
+	if n4 > 0 {
+		for c := 0; c < hd; c += 64 {
+			accumF16x64AVX512(&out[c], n4, &w[0], ws, &vals[2*c], stride, n, 4*hd)
+		}
+	}
+	for j := n4; j < nq; j++ {
+		for c := 0; c < hd; c += 128 {
+			accumF16x128x1AVX512(&out[j*hd+c], &w[j*ws], &vals[2*c], stride, n)
+		}
 	}
 }
 
@@ -287,6 +292,26 @@ func scoresF16x64x2AVX2(q *float32, nq int, keys *byte, stride, n int, scale flo
 //
 //go:noescape
 func scoresF16x4AVX2(q *float32, nq, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int)
+
+// scoresF16x1AVX2 is one query row's ScoresF16 for hd a positive multiple
+// of 8, n > 0, bit-identical to that row's scores from scoresF16x4AVX2 and
+// scoresF16x64x2AVX2 (scores1_amd64.s).
+//
+//go:noescape
+func scoresF16x1AVX2(q *float32, hd int, keys *byte, stride, n int, scale float32, out *float32)
+
+// scoresF16x64x1AVX512 is one query row's ScoresF16 for hd == 64, n > 0 on
+// AVX-512, bit-identical to that row's scores from scoresF16x64x2AVX512
+// (scores1_amd64.s).
+//
+//go:noescape
+func scoresF16x64x1AVX512(q *float32, keys *byte, stride, n int, scale float32, out *float32)
+
+// accumF16x128x1AVX512 is one output row's AccumF16 over a 128-column slab,
+// n > 0 on AVX-512, bit-identical to accumF16x64AVX512 (scores1_amd64.s).
+//
+//go:noescape
+func accumF16x128x1AVX512(out *float32, w *float32, vals *byte, stride, n int)
 
 // scoresF16x64x2AVX512 is (*Impl).ScoresF16 for hd == 64, nq a positive
 // multiple of 4, n > 0 on AVX-512, two key rows at a time (the two keys'

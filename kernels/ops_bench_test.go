@@ -99,44 +99,52 @@ func BenchmarkOpsF32(b *testing.B) {
 	}
 }
 
-// BenchmarkAttnGenDepth is one generated token's attention at depth 2048
-// on TinyLlama's geometry (22 layers × 4 kv heads of an F16 cache, GQA 8),
+// BenchmarkAttnGenDepth is one generated token's attention at depth 2048,
 // one thread: per layer and kv head ScoresF16, Softmax and AccumF16 over
-// a K and a V cache of 22 × 2048 rows of 512 bytes each (~46 MB, so the
-// rows come from beyond L2 as they do in generation).
+// the K and V caches laid out as core/model's KVCache lays them out (each
+// kv head's rows contiguous), large enough that the rows come from beyond
+// L2 as they do in generation. Shapes: TinyLlama (22 layers × 4 kv heads of
+// 64, GQA 8: ~46 MB per cache) and a quarter of a 7B multi-head model's
+// layers (8 × 32 heads of 128, one query row per kv head: ~268 MB per
+// cache; a whole token is 4× the time).
 func BenchmarkAttnGenDepth(b *testing.B) {
-	r := rand.New(rand.NewPCG(4, 4))
-	const layers, heads, nq, hd, n, stride = 22, 4, 8, 64, 2048, 4 * 64 * 2
-	kc := make([]byte, layers*n*stride)
-	vc := make([]byte, layers*n*stride)
-	for i := 0; i < layers*n*heads; i++ {
-		k, _ := randHalfRow(r, hd)
-		copy(kc[i*hd*2:], k)
-		v, _ := randHalfRow(r, hd)
-		copy(vc[i*hd*2:], v)
-	}
-	q := make([]float32, nq*hd)
-	_, qv := randHalfRow(r, nq*hd)
-	copy(q, qv)
-	s, out := make([]float32, nq*n), make([]float32, nq*hd)
-	for _, k := range Available() {
-		if k.Name == "scalar" {
-			continue
+	for _, sh := range []struct {
+		name                     string
+		layers, heads, nq, hd, n int
+	}{
+		{"tinyllama", 22, 4, 8, 64, 2048},
+		{"7b-mha-8of32", 8, 32, 1, 128, 2048},
+	} {
+		r := rand.New(rand.NewPCG(4, 4))
+		head := sh.n * sh.hd * 2 // one kv head's rows in one layer
+		kc := make([]byte, sh.layers*sh.heads*head)
+		vc := make([]byte, len(kc))
+		for i := 0; i < sh.layers*sh.heads*sh.n; i++ {
+			k, _ := randHalfRow(r, sh.hd)
+			copy(kc[i*sh.hd*2:], k)
+			v, _ := randHalfRow(r, sh.hd)
+			copy(vc[i*sh.hd*2:], v)
 		}
-		b.Run(k.Name, func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				for l := 0; l < layers; l++ {
-					for g := 0; g < heads; g++ {
-						off := l*n*stride + g*hd*2
-						k.ScoresF16(q, nq, hd, kc[off:], stride, n, 0.125, s, n)
-						for j := 0; j < nq; j++ {
-							k.Softmax(s[j*n : (j+1)*n])
+		_, q := randHalfRow(r, sh.nq*sh.hd)
+		s, out := make([]float32, sh.nq*sh.n), make([]float32, sh.nq*sh.hd)
+		for _, k := range Available() {
+			if k.Name == "scalar" {
+				continue
+			}
+			b.Run(sh.name+"/"+k.Name, func(b *testing.B) {
+				b.SetBytes(int64(2 * len(kc)))
+				for i := 0; i < b.N; i++ {
+					for h := 0; h < sh.layers*sh.heads; h++ {
+						off := h * head
+						k.ScoresF16(q, sh.nq, sh.hd, kc[off:], sh.hd*2, sh.n, 0.125, s, sh.n)
+						for j := 0; j < sh.nq; j++ {
+							k.Softmax(s[j*sh.n : (j+1)*sh.n])
 						}
 						clear(out)
-						k.AccumF16(out, nq, hd, s, n, vc[off:], stride, n)
+						k.AccumF16(out, sh.nq, sh.hd, s, sh.n, vc[off:], sh.hd*2, sh.n)
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

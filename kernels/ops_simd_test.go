@@ -77,7 +77,7 @@ type attnCase struct{ nq, hd, n, stride, ws int }
 
 func attnCases() []attnCase {
 	var cs []attnCase
-	for _, hd := range []int{8, 16, 24, 32, 48, 64, 80, 128, 65} {
+	for _, hd := range []int{8, 16, 24, 32, 48, 64, 80, 128, 256, 65} {
 		for _, nq := range []int{1, 2, 3, 8, 9} {
 			for _, n := range []int{1, 2, 3, 5, 8, 16, 17, 33} {
 				// stride: a head inside a row of several heads, plus odd padding.
@@ -93,7 +93,8 @@ func attnCases() []attnCase {
 // so the only errors are the additions. The SIMD routines add each product
 // through at most m = hd/8 + 4 roundings (AVX2 four-row blocks: a chain of
 // hd/8, 2 VHADDPS levels, 1 halves add; AVX-512 hd 64: hd/16, 1 halves
-// add, 2 VHADDPS, 1; remainder rows take the same routines), so the error
+// add, 2 VHADDPS, 1; remainder rows take one-row routines with the same
+// trees), so the error
 // is ≤ γ_m·Σ|q_i k_i|
 // (γ_m = m·u/(1−m·u), u = 2⁻²⁴). The reference sums in float64 (error
 // ≤ hd·2⁻⁵³·Σ|q_i k_i|) and rounds once to f32 (≤ u·|S|). Both then round
@@ -494,14 +495,18 @@ func firstDiff(a, b []byte) int {
 }
 
 // TestScoresF16RowInvariant: a query row's scores must not depend on how
-// many rows share the call or where the row sits among them (the padded
-// remainder takes the same routine), or batched prefill would stop being
-// bit-identical to one token at a time.
+// many rows share the call or where the row sits among them (rows beyond
+// the last four-row block take one-row routines that reduce by the same
+// trees), or batched prefill would stop being bit-identical to one token
+// at a time. Key counts cover the one-row routines' leftover keys (4 and
+// 8 at a time) and head sizes the hd-64 AVX-512 routines and the generic
+// ones up to beyond 256.
 func TestScoresF16RowInvariant(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, k := range Available() {
-		for _, hd := range []int{16, 64, 128} {
-			const nq, n = 11, 300 // n > the remainder's position chunk
+		for _, c := range []struct{ hd, n int }{{16, 300}, {64, 300}, {64, 1}, {64, 7}, {64, 13}, {128, 300}, {128, 3}, {256, 9}, {320, 6}} {
+			hd, n := c.hd, c.n
+			const nq = 11
 			stride := 2 * hd * 2
 			keys := make([]byte, n*stride)
 			for p := 0; p < n; p++ {
@@ -520,8 +525,8 @@ func TestScoresF16RowInvariant(t *testing.T) {
 					k.ScoresF16(q[j*hd:(j+m)*hd], m, hd, keys, stride, n, 0.125, one, n)
 					for p := 0; p < n; p++ {
 						if math.Float32bits(one[p]) != math.Float32bits(all[j*n+p]) {
-							t.Fatalf("%s hd=%d: row %d position %d: %v in a call of %d rows, %v as row %d of %d",
-								k.Name, hd, j, p, one[p], m, all[j*n+p], j, nq)
+							t.Fatalf("%s hd=%d n=%d: row %d position %d: %v in a call of %d rows, %v as row %d of %d",
+								k.Name, hd, n, j, p, one[p], m, all[j*n+p], j, nq)
 						}
 					}
 				}

@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "e6d676fdb4d60087c777ab39bb7f8a4e5fbe011c1b5750b67ed9c0e0471343a6"
+const guestSHA256 = "9d97d4da09c3a5e95ccfae96cd27bbeaec2fe7ddc5fbfec9aad3789d16bca3c4"

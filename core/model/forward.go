@@ -594,12 +594,12 @@ func (m *Model) attendF16(l, pos0, b0, b1, g int, sc *attnScratch) {
 	S := sc.scores[:nq*ws]
 	for p := 0; p < nShared; {
 		rows, cnt := kv.headSpan(kv.k, l, g, p, nShared-p)
-		m.k.ScoresF16(qs, nq, hd, rows, kv.rowBytes, cnt, scale, S[p:], ws)
+		m.k.ScoresF16(qs, nq, hd, rows, kv.headB, cnt, scale, S[p:], ws)
 		p += cnt
 	}
 	for p := nShared; p < ws; p++ {
 		j0 := (p - pos0 - b0) * group
-		m.k.ScoresF16(qs[j0*hd:], nq-j0, hd, kv.keyHead(l, p, g), kv.rowBytes, 1, scale, S[j0*ws+p:], ws)
+		m.k.ScoresF16(qs[j0*hd:], nq-j0, hd, kv.keyHead(l, p, g), kv.headB, 1, scale, S[j0*ws+p:], ws)
 	}
 	for j := 0; j < nq; j++ {
 		pos := pos0 + b0 + j/group
@@ -612,12 +612,12 @@ func (m *Model) attendF16(l, pos0, b0, b1, g int, sc *attnScratch) {
 	clear(out)
 	for p := 0; p < nShared; {
 		rows, cnt := kv.headSpan(kv.v, l, g, p, nShared-p)
-		m.k.AccumF16(out, nq, hd, S[p:], ws, rows, kv.rowBytes, cnt)
+		m.k.AccumF16(out, nq, hd, S[p:], ws, rows, kv.headB, cnt)
 		p += cnt
 	}
 	for p := nShared; p < ws; p++ {
 		j0 := (p - pos0 - b0) * group
-		m.k.AccumF16(out[j0*hd:], nq-j0, hd, S[j0*ws+p:], ws, kv.valueHead(l, p, g), kv.rowBytes, 1)
+		m.k.AccumF16(out[j0*hd:], nq-j0, hd, S[j0*ws+p:], ws, kv.valueHead(l, p, g), kv.headB, 1)
 	}
 	for t := 0; t < nt; t++ {
 		copy(m.att[(b0+t)*Q+g*group*hd:(b0+t)*Q+(g+1)*group*hd], out[t*group*hd:(t+1)*group*hd])
