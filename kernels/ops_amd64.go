@@ -27,8 +27,8 @@ func avx512Ops(o *opsTable) {
 func addScaledSIMD(dst, x []float32, s float32) { addScaledAVX2(&dst[0], &x[0], len(dst), s) }
 
 // scoresF16AVX2 and scoresF16AVX512 are the SIMD paths' ScoresF16 ops:
-// four query rows at a time where the head size is a multiple of 16, with
-// hd 64 on AVX-512 through its own routines.
+// four query rows at a time where the head size is a multiple of 16, on
+// AVX-512 through its own routines (hd 64 with the query in registers).
 func scoresF16AVX2(q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
 	scoresFourRow(false, q, nq, hd, keys, stride, n, scale, out, ws)
 }
@@ -38,7 +38,7 @@ func scoresF16AVX512(q []float32, nq, hd int, keys []byte, stride, n int, scale 
 }
 
 // scoresFourRow is ScoresF16 (nq, n, hd positive) through the four-row
-// routines (wide: the AVX-512 ones for hd 64) and their one-row
+// routines (wide: the AVX-512 ones) and their one-row
 // companions; other head sizes take the portable function.
 func scoresFourRow(wide bool, q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
 	if hd%16 != 0 {
@@ -55,9 +55,12 @@ func scoresFourRow(wide bool, q []float32, nq, hd int, keys []byte, stride, n in
 	// head) stays bit-identical to generation (one token's group of rows,
 	// a single row with multi-head attention).
 	for j := n4; j < nq; j++ {
-		if hd == 64 && wide {
+		switch {
+		case hd == 64 && wide:
 			scoresF16x64x1AVX512(&q[j*hd], &keys[0], stride, n, scale, &out[j*ws])
-		} else {
+		case wide:
+			scoresF16x1AVX512(&q[j*hd], hd, &keys[0], stride, n, scale, &out[j*ws])
+		default:
 			scoresF16x1AVX2(&q[j*hd], hd, &keys[0], stride, n, scale, &out[j*ws])
 		}
 	}
@@ -69,6 +72,10 @@ func scores4(wide bool, q []float32, nq, hd int, keys []byte, stride, n int, sca
 	switch {
 	case hd == 64 && wide:
 		scoresF16x64x2AVX512(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
+	case wide:
+		for j := 0; j < nq; j += 4 {
+			scoresF16x4AVX512(&q[j*hd], hd, &keys[0], stride, n, scale, &out[j*ws], ws)
+		}
 	case hd == 64:
 		scoresF16x64x2AVX2(&q[0], nq, &keys[0], stride, n, scale, &out[0], ws)
 	default:
@@ -306,6 +313,19 @@ func scoresF16x1AVX2(q *float32, hd int, keys *byte, stride, n int, scale float3
 //
 //go:noescape
 func scoresF16x64x1AVX512(q *float32, keys *byte, stride, n int, scale float32, out *float32)
+
+// scoresF16x4AVX512 is ScoresF16 for four query rows, hd a positive
+// multiple of 16, n > 0 on AVX-512, two keys at a time (scores512_amd64.s).
+//
+//go:noescape
+func scoresF16x4AVX512(q *float32, hd int, keys *byte, stride, n int, scale float32, out *float32, ws int)
+
+// scoresF16x1AVX512 is one query row's ScoresF16 for hd a positive multiple
+// of 16, n > 0 on AVX-512, bit-identical to that row's scores from
+// scoresF16x4AVX512 (scores512_amd64.s).
+//
+//go:noescape
+func scoresF16x1AVX512(q *float32, hd int, keys *byte, stride, n int, scale float32, out *float32)
 
 // accumF16x128x1AVX512 is one output row's AccumF16 over a 128-column slab,
 // n > 0 on AVX-512, bit-identical to accumF16x64AVX512 (scores1_amd64.s).

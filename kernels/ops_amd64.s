@@ -4,6 +4,7 @@
 // float32(s*x) + y they replace.
 
 #include "textflag.h"
+#include "scores512_amd64.h"
 
 // Vector e^x constants, 8 lanes each: range reduction x = n·ln2 + r with
 // ln2 split in a 9-bit high part (n·ln2hi is exact for |n| < 2^15) and the
@@ -796,26 +797,6 @@ gbdone:
 	VZEROUPPER
 	RET
 
-// Index for scoresF16x64x2AVX512: the scores of key 0 (lanes 0-3, rows 0-3)
-// and key 1 (lanes 8-11) interleaved per row: r0k0 r0k1 r1k0 r1k1 ...
-DATA scorePairIdx<>+0(SB)/4, $0
-DATA scorePairIdx<>+4(SB)/4, $8
-DATA scorePairIdx<>+8(SB)/4, $1
-DATA scorePairIdx<>+12(SB)/4, $9
-DATA scorePairIdx<>+16(SB)/4, $2
-DATA scorePairIdx<>+20(SB)/4, $10
-DATA scorePairIdx<>+24(SB)/4, $3
-DATA scorePairIdx<>+28(SB)/4, $11
-DATA scorePairIdx<>+32(SB)/4, $0
-DATA scorePairIdx<>+36(SB)/4, $0
-DATA scorePairIdx<>+40(SB)/4, $0
-DATA scorePairIdx<>+44(SB)/4, $0
-DATA scorePairIdx<>+48(SB)/4, $0
-DATA scorePairIdx<>+52(SB)/4, $0
-DATA scorePairIdx<>+56(SB)/4, $0
-DATA scorePairIdx<>+60(SB)/4, $0
-GLOBL scorePairIdx<>(SB), RODATA|NOPTR, $64
-
 // func scoresF16x64x2AVX512(q *float32, nq int, keys *byte, stride, n int, scale float32, out *float32, ws int)
 //
 // ScoresF16 for hd == 64 and nq a positive multiple of 4, n > 0 on AVX-512:
@@ -913,32 +894,7 @@ tx2:
 	VFMADD231PS Z29, Z9, Z7
 	VFMADD231PS Z30, Z10, Z7
 	VFMADD231PS Z31, Z11, Z7
-	// 256-bit halves: row r's sums of key 0 (low 256) and key 1 (high 256).
-	VSHUFF64X2 $0x44, Z4, Z0, Z8
-	VSHUFF64X2 $0xEE, Z4, Z0, Z9
-	VADDPS Z9, Z8, Z0
-	VSHUFF64X2 $0x44, Z5, Z1, Z10
-	VSHUFF64X2 $0xEE, Z5, Z1, Z11
-	VADDPS Z11, Z10, Z1
-	VSHUFF64X2 $0x44, Z6, Z2, Z13
-	VSHUFF64X2 $0xEE, Z6, Z2, Z14
-	VADDPS Z14, Z13, Z2
-	VSHUFF64X2 $0x44, Z7, Z3, Z8
-	VSHUFF64X2 $0xEE, Z7, Z3, Z9
-	VADDPS Z9, Z8, Z3
-	// Adjacent pairs (rows 0,1 and 2,3), then again (rows 0..3).
-	VSHUFPS $0x88, Z1, Z0, Z10
-	VSHUFPS $0xDD, Z1, Z0, Z11
-	VADDPS Z11, Z10, Z0
-	VSHUFPS $0x88, Z3, Z2, Z13
-	VSHUFPS $0xDD, Z3, Z2, Z14
-	VADDPS Z14, Z13, Z2
-	VSHUFPS $0x88, Z2, Z0, Z8
-	VSHUFPS $0xDD, Z2, Z0, Z9
-	VADDPS Z9, Z8, Z0
-	// 128-bit halves: lanes 0 (key 0) and 2 (key 1) hold rows 0..3.
-	VSHUFF32X4 $0xB1, Z0, Z0, Z10
-	VADDPS Z10, Z0, Z0
+	SCORENET8 // rows 0..3 of key 0 in lanes 0..3, of key 1 in lanes 8..11
 	VMULPS Z12, Z0, Z0
 	VMOVUPS scorePairIdx<>(SB), Z11
 	VPERMPS Z0, Z11, Z0
@@ -974,19 +930,7 @@ tx1:
 	VFMADD231PS Z29, Z9, Z3
 	VFMADD231PS Z30, Z10, Z3
 	VFMADD231PS Z31, Z11, Z3
-	VEXTRACTF64X4 $1, Z0, Y4
-	VADDPS Y4, Y0, Y0
-	VEXTRACTF64X4 $1, Z1, Y5
-	VADDPS Y5, Y1, Y1
-	VEXTRACTF64X4 $1, Z2, Y6
-	VADDPS Y6, Y2, Y2
-	VEXTRACTF64X4 $1, Z3, Y7
-	VADDPS Y7, Y3, Y3
-	VHADDPS Y1, Y0, Y0
-	VHADDPS Y3, Y2, Y2
-	VHADDPS Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
+	SCORE4
 	VMULPS X12, X0, X0
 	VMOVSS X0, 0(BX)
 	VEXTRACTPS $1, X0, 0(BX)(R12*1)

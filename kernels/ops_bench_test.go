@@ -105,8 +105,9 @@ func BenchmarkOpsF32(b *testing.B) {
 // kv head's rows contiguous), large enough that the rows come from beyond
 // L2 as they do in generation. Shapes: TinyLlama (22 layers × 4 kv heads of
 // 64, GQA 8: ~46 MB per cache) and a quarter of a 7B multi-head model's
-// layers (8 × 32 heads of 128, one query row per kv head: ~268 MB per
-// cache; a whole token is 4× the time).
+// layers (8 × 32 heads of 128, one query row per kv head: ~134 MB per
+// cache; a whole token is 4× the time), and a Llama-3-8B-like model (32
+// layers × 8 kv heads of 128, GQA 4: ~134 MB per cache).
 func BenchmarkAttnGenDepth(b *testing.B) {
 	for _, sh := range []struct {
 		name                     string
@@ -114,6 +115,7 @@ func BenchmarkAttnGenDepth(b *testing.B) {
 	}{
 		{"tinyllama", 22, 4, 8, 64, 2048},
 		{"7b-mha-8of32", 8, 32, 1, 128, 2048},
+		{"8b-gqa4-32", 32, 8, 4, 128, 2048},
 	} {
 		r := rand.New(rand.NewPCG(4, 4))
 		head := sh.n * sh.hd * 2 // one kv head's rows in one layer

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "scores512_amd64.h"
 
 // One-query-row score routines: generation with one query row per kv head
 // (multi-head attention, or the rows left over when a group is not a
@@ -120,26 +121,6 @@ s1done:
 	VZEROUPPER
 	RET
 
-// Gathers keys 0..3 (128-bit lane 0) and 4..7 (lane 2) of the reduced
-// scores into the low 256 bits.
-DATA score8Idx<>+0(SB)/4, $0
-DATA score8Idx<>+4(SB)/4, $1
-DATA score8Idx<>+8(SB)/4, $2
-DATA score8Idx<>+12(SB)/4, $3
-DATA score8Idx<>+16(SB)/4, $8
-DATA score8Idx<>+20(SB)/4, $9
-DATA score8Idx<>+24(SB)/4, $10
-DATA score8Idx<>+28(SB)/4, $11
-DATA score8Idx<>+32(SB)/4, $0
-DATA score8Idx<>+36(SB)/4, $0
-DATA score8Idx<>+40(SB)/4, $0
-DATA score8Idx<>+44(SB)/4, $0
-DATA score8Idx<>+48(SB)/4, $0
-DATA score8Idx<>+52(SB)/4, $0
-DATA score8Idx<>+56(SB)/4, $0
-DATA score8Idx<>+60(SB)/4, $0
-GLOBL score8Idx<>(SB), RODATA|NOPTR, $64
-
 // Key k's 64 halves at off(r), converted and dotted with the query in
 // Z16..Z19 into acc: a product of chunk 0 and FMAs of chunks 1..3, as
 // scoresF16x64x2AVX512 per row and key.
@@ -212,32 +193,7 @@ x1k8:
 	KEY64(AX, Z5)
 	KEY64(DX, Z6)
 	KEY64(R12, Z7)
-	// 256-bit halves: keys j and j+4 side by side.
-	VSHUFF64X2 $0x44, Z4, Z0, Z8
-	VSHUFF64X2 $0xEE, Z4, Z0, Z9
-	VADDPS Z9, Z8, Z0
-	VSHUFF64X2 $0x44, Z5, Z1, Z10
-	VSHUFF64X2 $0xEE, Z5, Z1, Z11
-	VADDPS Z11, Z10, Z1
-	VSHUFF64X2 $0x44, Z6, Z2, Z13
-	VSHUFF64X2 $0xEE, Z6, Z2, Z14
-	VADDPS Z14, Z13, Z2
-	VSHUFF64X2 $0x44, Z7, Z3, Z8
-	VSHUFF64X2 $0xEE, Z7, Z3, Z9
-	VADDPS Z9, Z8, Z3
-	// Adjacent pairs (keys 0,1 and 2,3 with 4,5 and 6,7), then again.
-	VSHUFPS $0x88, Z1, Z0, Z10
-	VSHUFPS $0xDD, Z1, Z0, Z11
-	VADDPS Z11, Z10, Z0
-	VSHUFPS $0x88, Z3, Z2, Z13
-	VSHUFPS $0xDD, Z3, Z2, Z14
-	VADDPS Z14, Z13, Z2
-	VSHUFPS $0x88, Z2, Z0, Z8
-	VSHUFPS $0xDD, Z2, Z0, Z9
-	VADDPS Z9, Z8, Z0
-	// 128-bit halves: lane 0 holds keys 0..3, lane 2 keys 4..7.
-	VSHUFF32X4 $0xB1, Z0, Z0, Z10
-	VADDPS Z10, Z0, Z0
+	SCORENET8 // keys 0..3 in lanes 0..3, 4..7 in lanes 8..11
 	VMULPS Z12, Z0, Z0
 	VPERMPS Z0, Z15, Z0
 	VMOVUPS Y0, 0(BX)
@@ -249,12 +205,7 @@ x1k1:
 	TESTQ R11, R11
 	JZ x1done
 	KEY64(DI, Z0)
-	VEXTRACTF64X4 $1, Z0, Y4
-	VADDPS Y4, Y0, Y0
-	VHADDPS Y0, Y0, Y0
-	VHADDPS Y0, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
+	SCORE1
 	VMULPS X12, X0, X0
 	VMOVSS X0, 0(BX)
 	ADDQ R10, DI
