@@ -62,3 +62,34 @@ func TestScoresF16Pair(t *testing.T) {
 		})
 	}
 }
+
+// TestExp16MatchesExp8: EXP16 runs EXP8's operations per lane, so every
+// exponential of expSubSumAVX512 must be bit-identical to expSubSumAVX2's
+// (including inputs clamped at either end, -Inf and subnormal results),
+// and the float64 sums may differ only by their order.
+func TestExp16MatchesExp8(t *testing.T) {
+	if _, err := ByName("avx512"); err != nil {
+		t.Skipf("no avx512 path on this CPU: %v", err)
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, n := range []int{16, 32, 48, 512, 2048} {
+		for _, spread := range []float64{1, 10, 100} {
+			x := randF32s(r, n, spread)
+			x[r.IntN(n)] = float32(math.Inf(-1))
+			x[r.IntN(n)] = -90 // below the clamp: 0
+			x[r.IntN(n)] = -86 // near the clamp: a tiny normal result
+			a, b := append([]float32(nil), x...), append([]float32(nil), x...)
+			const m = 3.5
+			sa := expSubSumAVX2(&a[0], n, m)
+			sb := expSubSumAVX512(&b[0], n, m)
+			for i := range a {
+				if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+					t.Fatalf("n=%d spread %g [%d]: e^(%v-%v) = %v (EXP8), %v (EXP16)", n, spread, i, x[i], m, a[i], b[i])
+				}
+			}
+			if d := math.Abs(sa - sb); d > 1e-12*sa {
+				t.Fatalf("n=%d spread %g: sums %v and %v", n, spread, sa, sb)
+			}
+		}
+	}
+}

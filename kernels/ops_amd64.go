@@ -22,6 +22,7 @@ func avx2Ops(o *opsTable) {
 func avx512Ops(o *opsTable) {
 	o.scoresF16 = scoresF16AVX512
 	o.accumF16 = accumF16AVX512Op
+	o.softmax = softmaxAVX512
 }
 
 func addScaledSIMD(dst, x []float32, s float32) { addScaledAVX2(&dst[0], &x[0], len(dst), s) }
@@ -144,12 +145,21 @@ func accumF16AVX512Op(out []float32, nq, hd int, w []float32, ws int, vals []byt
 	}
 }
 
-func softmaxSIMD(x []float32) {
-	if len(x) < 8 {
+func softmaxSIMD(x []float32) { softmaxExp(x, 8, expSubSumAVX2) }
+
+// softmaxAVX512 is softmaxSIMD with sixteen exponentials at a time
+// (EXP16: each bit-identical to EXP8's; only the float64 sum's order
+// differs).
+func softmaxAVX512(x []float32) { softmaxExp(x, 16, expSubSumAVX512) }
+
+// softmaxExp is Softmax through a vector routine that exponentiates and
+// sums a multiple of w elements, the tail in Go.
+func softmaxExp(x []float32, w int, expSubSum func(x *float32, n int, m float32) float64) {
+	if len(x) < w {
 		Softmax(x)
 		return
 	}
-	n8 := len(x) &^ 7
+	n8 := len(x) &^ 7 // the max and scale routines take multiples of 8
 	m := maxAVX2(&x[0], n8)
 	for _, v := range x[n8:] {
 		if v > m {
@@ -160,8 +170,9 @@ func softmaxSIMD(x []float32) {
 		clear(x)
 		return
 	}
-	sum := expSubSumAVX2(&x[0], n8, m)
-	for i := n8; i < len(x); i++ {
+	nw := len(x) / w * w
+	sum := expSubSum(&x[0], nw, m)
+	for i := nw; i < len(x); i++ {
 		e := float32(math.Exp(float64(x[i] - m)))
 		x[i] = e
 		sum += float64(e)
@@ -313,6 +324,12 @@ func scoresF16x1AVX2(q *float32, hd int, keys *byte, stride, n int, scale float3
 //
 //go:noescape
 func scoresF16x64x1AVX512(q *float32, keys *byte, stride, n int, scale float32, out *float32)
+
+// expSubSumAVX512 is expSubSumAVX2 for n a positive multiple of 16
+// (ops_amd64.s).
+//
+//go:noescape
+func expSubSumAVX512(x *float32, n int, m float32) float64
 
 // scoresF16x4AVX512 is ScoresF16 for four query rows, hd a positive
 // multiple of 16, n > 0 on AVX-512, two keys at a time (scores512_amd64.s).

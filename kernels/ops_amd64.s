@@ -354,6 +354,75 @@ esdone:
 	MOVSD X10, ret+24(FP)
 	RET
 
+// EXP16 is EXP8 on the 16 floats of a zmm x, the same operations per lane
+// (constants broadcast from the same tables; VRNDSCALEPS $0 is VROUNDPS $0,
+// round to nearest even), so each lane's e^x is bit-identical to EXP8's;
+// inputs below -86.5 (and NaN) give 0 through the K1 mask. t, v are
+// scratch zmm.
+#define EXP16(x, t, v) \
+	VCMPPS.BCST $13, expLo<>(SB), x, K1; \
+	VMAXPS.BCST expLo<>(SB), x, x; \
+	VMINPS.BCST expHi<>(SB), x, x; \
+	VMULPS.BCST expLog2e<>(SB), x, v; \
+	VRNDSCALEPS $0, v, v; \
+	VFNMADD231PS.BCST expLn2hi<>(SB), v, x; \
+	VFNMADD231PS.BCST expLn2lo<>(SB), v, x; \
+	VCVTPS2DQ v, v; \
+	VPSLLD $23, v, v; \
+	VBROADCASTSS expC7<>(SB), t; \
+	VFMADD213PS.BCST expC6<>(SB), x, t; \
+	VFMADD213PS.BCST expC5<>(SB), x, t; \
+	VFMADD213PS.BCST expC4<>(SB), x, t; \
+	VFMADD213PS.BCST expC3<>(SB), x, t; \
+	VFMADD213PS.BCST expC2<>(SB), x, t; \
+	VFMADD213PS.BCST expOne<>(SB), x, t; \
+	VFMADD213PS.BCST expOne<>(SB), x, t; \
+	VPADDD.Z v, t, K1, x
+
+// func expSubSumAVX512(x *float32, n int, m float32) float64
+// expSubSumAVX2 for n a positive multiple of 16, sixteen lanes at a time
+// (the float64 sum in four 4-lane accumulators).
+TEXT ·expSubSumAVX512(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS m+16(FP), Z9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+e16l:
+	TESTQ CX, CX
+	JZ e16done
+	VMOVUPS 0(SI), Z0
+	VSUBPS Z9, Z0, Z0
+	EXP16(Z0, Z1, Z3)
+	VMOVUPS Z0, 0(SI)
+	VCVTPS2PD X0, Y4
+	VEXTRACTF128 $1, Y0, X5
+	VCVTPS2PD X5, Y5
+	VEXTRACTF32X4 $2, Z0, X6
+	VCVTPS2PD X6, Y6
+	VEXTRACTF32X4 $3, Z0, X7
+	VCVTPS2PD X7, Y7
+	VADDPD Y4, Y10, Y10
+	VADDPD Y5, Y11, Y11
+	VADDPD Y6, Y12, Y12
+	VADDPD Y7, Y13, Y13
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JMP e16l
+e16done:
+	VADDPD Y11, Y10, Y10
+	VADDPD Y13, Y12, Y12
+	VADDPD Y12, Y10, Y10
+	VEXTRACTF128 $1, Y10, X11
+	VADDPD X11, X10, X10
+	VPERMILPD $1, X10, X11
+	VADDSD X11, X10, X10
+	VZEROUPPER
+	MOVSD X10, ret+24(FP)
+	RET
+
 // func scaleAVX2(x *float32, n int, s float32)
 // x[i] *= s for n (a multiple of 8) elements.
 TEXT ·scaleAVX2(SB), NOSPLIT, $0-20
