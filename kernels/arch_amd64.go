@@ -73,9 +73,19 @@ var avx2Rows = []archRow{
 // row in cache): Q5_1 2.0×, BF16 2.0×, Q4_1 1.7×, Q5_0 1.7×, Q8_0 1.7×,
 // Q4_0 1.4×, Q6_K 1.35×, Q3_K 1.3×, F16 1.3×, Q2_K 1.3×, Q4_K 1.2×, Q5_K
 // 1.2×. An AVX-512 F32 dot lost to AVX2 (a row pair overflows L1 either way),
-// so F32 stays on AVX2. IQ4_NL has no AVX-512 routine (the machine it was
-// written on had no AVX-512 to test one), so the avx512 path inherits its
-// AVX2 routines. IQ4_XS keeps the AVX2 one-row dot but has AVX-512 code
+// so F32 stays on AVX2. IQ4_NL keeps the AVX2 one-row dot (the machine it
+// was written on had no AVX-512 to test one) with an AVX-512 four-weight-
+// row MatVec routine written against it, as IQ4_XS below:
+// dotRows4IQ4_NLQ8_0AVX512 (dot_amd64.s) forms the AVX2 dot's exact int32
+// lanes by VPDPBUSD on the codebook + 128, two weight rows and two blocks
+// to a VPERMT2W-gathered ZMM, and runs the dot's float steps lane for lane,
+// bit-identical to dotIQ4_NLQ8_0AVX2. Zen 5, BenchmarkArchRows4Hot (one
+// thread, in cache, three runs): rows4 40.1-40.3 GB/s against 18.1-19.4
+// for dotRows4IQ4_NLQ8_0AVX2 and 15.3-17.7 for the one-row dot;
+// BenchmarkArchRows4DRAM t2 (4096×11008, avx512 and avx2 runs alternating
+// twice): rows4 0.78-0.83 of the same run's read ceiling and 2.04-2.20×
+// the one-row dot (63 GB/s with the ceiling at 78), against 0.44-0.50 and
+// 1.10-1.20× for the AVX2 routine. IQ4_XS keeps the AVX2 one-row dot but has AVX-512 code
 // for the rest: its packed MatMul packs bytes for VPDPBUSD with a
 // per-sub-block VPMULLD scale (gemmiq4xs8_amd64.go; outputs bit-identical
 // to the AVX2 int16 kernel's; 2.9-3.2× it at 128-512 tokens in
@@ -149,6 +159,7 @@ var avx512Rows = []archRow{
 	{t: ggml.BF16, dot: dotBF16AVX512},
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2, rows4: dotRows4IQ4_XSQ8_KAVX512,
 		gemm: newGemmIQ4XS8AVX512},
+	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2, rows4: dotRows4IQ4_NLQ8_0AVX512},
 }
 
 //go:noescape
@@ -255,6 +266,13 @@ func dotRows4Q4_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
 
 //go:noescape
 func dotRows4Q8_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
+
+// dotRows4IQ4_NLQ8_0AVX512 is dotRows4Q4_0Q8_0AVX512's loop with the
+// nibbles looked up in IQ4_NL's codebook, finished as dotIQ4_NLQ8_0AVX2
+// (dot_amd64.s), bit-identical to it and to dotRows4IQ4_NLQ8_0AVX2.
+//
+//go:noescape
+func dotRows4IQ4_NLQ8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
 
 //go:noescape
 func dotRows4Q4_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)
