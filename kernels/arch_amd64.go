@@ -134,9 +134,17 @@ var avx2Rows = []archRow{
 // packed path; BenchmarkGemmKAVX512Alt, one thread: Q4_K 1.4-1.5× at batch
 // 32, 1.95-2.07× at 512; Q6_K 1.4-1.5× and 2.16-2.28×). Q2_K runs an
 // AVX-512 VNNI kernel too (1.36-1.37× at 32, 1.87-2.31× at 512, with the
-// Go packer). The IQ4_NL packed MatMul is AVX2 code and is
-// inherited; Q4_0 and Q8_0 pack for
-// AVX-512 VNNI (one kernel and activation prep, a packer per type).
+// Go packer). Q4_0, Q8_0 and IQ4_NL pack for AVX-512 VNNI in gemm.go's
+// layout (one kernel and activation prep, a packer per type). IQ4_NL's
+// packer (gemmPackIQ4_NL) is Q4_0's nibble transpose with the nibbles
+// looked up in the codebook + 128, the unsigned bytes Q8_0's packer
+// stores as w+128, so its offset is Q8_0's 128 (the codebook spans
+// -127..113: only offsets 127..142 make it unsigned, and the kernel's cost
+// does not depend on which); its outputs equal the avx2 nibble-split
+// MatMul's bit for bit (same exact block sums, same float steps:
+// TestGemmIQ4NLAVX512MatchesAVX2) at 2.8-3.3× its speed at batch 32 and
+// 3.2-3.5× at 512 (BenchmarkGemmIQ4NLAVX512, one thread, TinyLlama shapes,
+// two runs).
 var avx512Rows = []archRow{
 	{t: ggml.Q4_0, dot: dotQ4_0Q8_0AVX512, dot4: dot4Q4_0Q8_0AVX512, rows4: dotRows4Q4_0Q8_0AVX512,
 		gemm: gemm32(8, gemmPackQ4_0, gemmKernel)},
@@ -159,7 +167,8 @@ var avx512Rows = []archRow{
 	{t: ggml.BF16, dot: dotBF16AVX512},
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2, rows4: dotRows4IQ4_XSQ8_KAVX512,
 		gemm: newGemmIQ4XS8AVX512},
-	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2, rows4: dotRows4IQ4_NLQ8_0AVX512},
+	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2, rows4: dotRows4IQ4_NLQ8_0AVX512,
+		gemm: gemm32(128, gemmPackIQ4_NL, gemmKernel)},
 }
 
 //go:noescape
