@@ -73,9 +73,19 @@ var avx2Rows = []archRow{
 // row in cache): Q5_1 2.0×, BF16 2.0×, Q4_1 1.7×, Q5_0 1.7×, Q8_0 1.7×,
 // Q4_0 1.4×, Q6_K 1.35×, Q3_K 1.3×, F16 1.3×, Q2_K 1.3×, Q4_K 1.2×, Q5_K
 // 1.2×. An AVX-512 F32 dot lost to AVX2 (a row pair overflows L1 either way),
-// so F32 stays on AVX2. IQ4_NL has no AVX-512 routine (the machine it was
-// written on had no AVX-512 to test one), so the avx512 path inherits its
-// AVX2 routines. IQ4_XS keeps the AVX2 one-row dot but has AVX-512 code
+// so F32 stays on AVX2. IQ4_NL keeps the AVX2 one-row dot (the machine it
+// was written on had no AVX-512 to test one) with an AVX-512 four-weight-
+// row MatVec routine written against it, as IQ4_XS below:
+// dotRows4IQ4_NLQ8_0AVX512 (dot_amd64.s) forms the AVX2 dot's exact int32
+// lanes by VPDPBUSD on the codebook + 128, two weight rows and two blocks
+// to a VPERMT2W-gathered ZMM, and runs the dot's float steps lane for lane,
+// bit-identical to dotIQ4_NLQ8_0AVX2. Zen 5, BenchmarkArchRows4Hot (one
+// thread, in cache, three runs): rows4 40.1-40.3 GB/s against 18.1-19.4
+// for dotRows4IQ4_NLQ8_0AVX2 and 15.3-17.7 for the one-row dot;
+// BenchmarkArchRows4DRAM t2 (4096×11008, avx512 and avx2 runs alternating
+// twice): rows4 0.78-0.83 of the same run's read ceiling and 2.04-2.20×
+// the one-row dot (63 GB/s with the ceiling at 78), against 0.44-0.50 and
+// 1.10-1.20× for the AVX2 routine. IQ4_XS keeps the AVX2 one-row dot but has AVX-512 code
 // for the rest: its packed MatMul packs bytes for VPDPBUSD with a
 // per-sub-block VPMULLD scale (gemmiq4xs8_amd64.go; outputs bit-identical
 // to the AVX2 int16 kernel's; 2.9-3.2× it at 128-512 tokens in
@@ -124,9 +134,17 @@ var avx2Rows = []archRow{
 // packed path; BenchmarkGemmKAVX512Alt, one thread: Q4_K 1.4-1.5× at batch
 // 32, 1.95-2.07× at 512; Q6_K 1.4-1.5× and 2.16-2.28×). Q2_K runs an
 // AVX-512 VNNI kernel too (1.36-1.37× at 32, 1.87-2.31× at 512, with the
-// Go packer). The IQ4_NL packed MatMul is AVX2 code and is
-// inherited; Q4_0 and Q8_0 pack for
-// AVX-512 VNNI (one kernel and activation prep, a packer per type).
+// Go packer). Q4_0, Q8_0 and IQ4_NL pack for AVX-512 VNNI in gemm.go's
+// layout (one kernel and activation prep, a packer per type). IQ4_NL's
+// packer (gemmPackIQ4_NL) is Q4_0's nibble transpose with the nibbles
+// looked up in the codebook + 128, the unsigned bytes Q8_0's packer
+// stores as w+128, so its offset is Q8_0's 128 (the codebook spans
+// -127..113: only offsets 127..142 make it unsigned, and the kernel's cost
+// does not depend on which); its outputs equal the avx2 nibble-split
+// MatMul's bit for bit (same exact block sums, same float steps:
+// TestGemmIQ4NLAVX512MatchesAVX2) at 2.8-3.3× its speed at batch 32 and
+// 3.2-3.5× at 512 (BenchmarkGemmIQ4NLAVX512, one thread, TinyLlama shapes,
+// two runs).
 var avx512Rows = []archRow{
 	{t: ggml.Q4_0, dot: dotQ4_0Q8_0AVX512, dot4: dot4Q4_0Q8_0AVX512, rows4: dotRows4Q4_0Q8_0AVX512,
 		gemm: gemm32(8, gemmPackQ4_0, gemmKernel)},
@@ -149,6 +167,8 @@ var avx512Rows = []archRow{
 	{t: ggml.BF16, dot: dotBF16AVX512},
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2, rows4: dotRows4IQ4_XSQ8_KAVX512,
 		gemm: newGemmIQ4XS8AVX512},
+	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2, rows4: dotRows4IQ4_NLQ8_0AVX512,
+		gemm: gemm32(128, gemmPackIQ4_NL, gemmKernel)},
 }
 
 //go:noescape
@@ -255,6 +275,13 @@ func dotRows4Q4_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
 
 //go:noescape
 func dotRows4Q8_0Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
+
+// dotRows4IQ4_NLQ8_0AVX512 is dotRows4Q4_0Q8_0AVX512's loop with the
+// nibbles looked up in IQ4_NL's codebook, finished as dotIQ4_NLQ8_0AVX2
+// (dot_amd64.s), bit-identical to it and to dotRows4IQ4_NLQ8_0AVX2.
+//
+//go:noescape
+func dotRows4IQ4_NLQ8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
 
 //go:noescape
 func dotRows4Q4_0Q8_0AVX2(nb int, w, a *byte, stride int, y *[4]float32)

@@ -16,9 +16,10 @@ func simdExtraPaths() []*Impl {
 	return nil
 }
 
-// With ASIMDDP the neon path has packed Q4_0/Q8_0 MatMul (gemm_arm64.go).
+// With ASIMDDP the neon path has packed Q4_0/Q8_0/IQ4_NL MatMul
+// (gemm_arm64.go).
 func init() {
 	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
-		packedAt["neon"] = []ggml.Type{ggml.Q4_0, ggml.Q8_0}
+		packedAt["neon"] = []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL}
 	}
 }

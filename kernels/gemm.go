@@ -19,7 +19,8 @@ import (
 // streams past it): per 32-element block, eight 64-byte vectors — vector j holds,
 // for the dword group j (elements 4j..4j+3), those four quants of each of
 // the 16 rows as unsigned bytes (Q4_0: q in 0..15; Q8_0: w+128, or w
-// itself for AVX2's |w|·sign(a, w) kernel) — then the
+// itself for AVX2's |w|·sign(a, w) kernel; IQ4_NL on avx512 and neon: its
+// codebook value + 128) — then the
 // 16 rows' scales as f32. One VPDPBUSD of vector j with activation dword j
 // broadcast adds four products to each row's lane, so eight give 16 exact
 // block sums at once with no horizontal reduction (the AVX2 Q4_0 kernel

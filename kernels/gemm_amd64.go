@@ -202,6 +202,9 @@ func gemmPackQ4_0(nblk int, w *byte, ws int, dst *byte)
 func gemmPackQ8_0(nblk int, w *byte, ws int, dst *byte)
 
 //go:noescape
+func gemmPackIQ4_NL(nblk int, w *byte, ws int, dst *byte)
+
+//go:noescape
 func gemmPrepQ8_0(nblk int, a *byte, off int, dst *byte, stride int)
 
 //go:noescape

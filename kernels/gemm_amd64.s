@@ -137,65 +137,115 @@ GLOBL q8F<>(SB), RODATA|NOPTR, $64
 	PREFETCHT0 d(R12)(R9*2); \
 	PREFETCHT0 d(R12)(R10*1)
 
+// One block of the 16 rows at SI, R8, R11, R12 (PACKARGS) in gemmPackQ4_0's
+// layout: the nibbles of dword group j in Z0..Z3 (j = 0..3, low nibbles)
+// and Z8..Z11 (j = 4..7, high nibbles), dec (NODEC4 or NLDEC4) turning
+// them into the packed bytes, stored with the scales at DI. Z28, Z29 = q4A,
+// q4B, Z30 = 0x0f bytes.
+#define PACKQ4BLK(dec) \
+	PREFETCH16(512); \
+	LOAD4X(2, SI, Z0, X0); \
+	LOAD4X(2, R8, Z1, X1); \
+	LOAD4X(2, R11, Z2, X2); \
+	LOAD4X(2, R12, Z3, X3); \
+	VMOVDQA64 Z28, Z4; \
+	VPERMI2D Z1, Z0, Z4; \
+	VMOVDQA64 Z29, Z5; \
+	VPERMI2D Z1, Z0, Z5; \
+	VMOVDQA64 Z28, Z6; \
+	VPERMI2D Z3, Z2, Z6; \
+	VMOVDQA64 Z29, Z7; \
+	VPERMI2D Z3, Z2, Z7; \
+	VSHUFI64X2 $0x44, Z6, Z4, Z8; \
+	VSHUFI64X2 $0xEE, Z6, Z4, Z9; \
+	VSHUFI64X2 $0x44, Z7, Z5, Z10; \
+	VSHUFI64X2 $0xEE, Z7, Z5, Z11; \
+	VPANDD Z30, Z8, Z0; \
+	VPANDD Z30, Z9, Z1; \
+	VPANDD Z30, Z10, Z2; \
+	VPANDD Z30, Z11, Z3; \
+	VPSRLD $4, Z8, Z8; \
+	VPSRLD $4, Z9, Z9; \
+	VPSRLD $4, Z10, Z10; \
+	VPSRLD $4, Z11, Z11; \
+	VPANDD Z30, Z8, Z8; \
+	VPANDD Z30, Z9, Z9; \
+	VPANDD Z30, Z10, Z10; \
+	VPANDD Z30, Z11, Z11; \
+	dec; \
+	VMOVDQU64 Z0, 0(DI); \
+	VMOVDQU64 Z1, 64(DI); \
+	VMOVDQU64 Z2, 128(DI); \
+	VMOVDQU64 Z3, 192(DI); \
+	VMOVDQU64 Z8, 256(DI); \
+	VMOVDQU64 Z9, 320(DI); \
+	VMOVDQU64 Z10, 384(DI); \
+	VMOVDQU64 Z11, 448(DI); \
+	PACKSCALES; \
+	ADDQ $18, SI; \
+	ADDQ $18, R8; \
+	ADDQ $18, R11; \
+	ADDQ $18, R12; \
+	ADDQ $576, DI
+
+// Q4_0 packs the nibbles q themselves (off 8).
+#define NODEC4
+
+// IQ4_NL packs the codebook values of its nibbles + 128 (off 128; Z27 =
+// the codebook + 128 in each 128-bit lane).
+#define NLDEC4 \
+	VPSHUFB Z0, Z27, Z0; \
+	VPSHUFB Z1, Z27, Z1; \
+	VPSHUFB Z2, Z27, Z2; \
+	VPSHUFB Z3, Z27, Z3; \
+	VPSHUFB Z8, Z27, Z8; \
+	VPSHUFB Z9, Z27, Z9; \
+	VPSHUFB Z10, Z27, Z10; \
+	VPSHUFB Z11, Z27, Z11
+
+#define PACKQ4SETUP \
+	PACKARGS; \
+	VMOVDQU64 q4A<>(SB), Z28; \
+	VMOVDQU64 q4B<>(SB), Z29; \
+	VPBROADCASTD gemm0f<>(SB), Z30
+
 // func gemmPackQ4_0(nblk int, w *byte, ws int, dst *byte)
 //
 // Packs blocks [0, nblk) of the 16 rows w, w+ws, ..., w+15·ws: per block,
 // eight zmm (dword group j = elements 4j..4j+3; lane r = row r's four
 // nibbles as bytes 0..15) and one zmm of the rows' f32 scales.
 TEXT ·gemmPackQ4_0(SB), NOSPLIT, $0-32
-	PACKARGS
-	VMOVDQU64 q4A<>(SB), Z28
-	VMOVDQU64 q4B<>(SB), Z29
-	VPBROADCASTD gemm0f<>(SB), Z30
+	PACKQ4SETUP
 	TESTQ CX, CX
 	JZ p4done
 p4loop:
-	PREFETCH16(512)
-	LOAD4X(2, SI, Z0, X0)
-	LOAD4X(2, R8, Z1, X1)
-	LOAD4X(2, R11, Z2, X2)
-	LOAD4X(2, R12, Z3, X3)
-	VMOVDQA64 Z28, Z4
-	VPERMI2D Z1, Z0, Z4
-	VMOVDQA64 Z29, Z5
-	VPERMI2D Z1, Z0, Z5
-	VMOVDQA64 Z28, Z6
-	VPERMI2D Z3, Z2, Z6
-	VMOVDQA64 Z29, Z7
-	VPERMI2D Z3, Z2, Z7
-	VSHUFI64X2 $0x44, Z6, Z4, Z8
-	VSHUFI64X2 $0xEE, Z6, Z4, Z9
-	VSHUFI64X2 $0x44, Z7, Z5, Z10
-	VSHUFI64X2 $0xEE, Z7, Z5, Z11
-	VPANDD Z30, Z8, Z0
-	VPANDD Z30, Z9, Z1
-	VPANDD Z30, Z10, Z2
-	VPANDD Z30, Z11, Z3
-	VPSRLD $4, Z8, Z8
-	VPSRLD $4, Z9, Z9
-	VPSRLD $4, Z10, Z10
-	VPSRLD $4, Z11, Z11
-	VPANDD Z30, Z8, Z8
-	VPANDD Z30, Z9, Z9
-	VPANDD Z30, Z10, Z10
-	VPANDD Z30, Z11, Z11
-	VMOVDQU64 Z0, 0(DI)
-	VMOVDQU64 Z1, 64(DI)
-	VMOVDQU64 Z2, 128(DI)
-	VMOVDQU64 Z3, 192(DI)
-	VMOVDQU64 Z8, 256(DI)
-	VMOVDQU64 Z9, 320(DI)
-	VMOVDQU64 Z10, 384(DI)
-	VMOVDQU64 Z11, 448(DI)
-	PACKSCALES
-	ADDQ $18, SI
-	ADDQ $18, R8
-	ADDQ $18, R11
-	ADDQ $18, R12
-	ADDQ $576, DI
+	PACKQ4BLK(NODEC4)
 	DECQ CX
 	JNZ p4loop
 p4done:
+	VZEROUPPER
+	RET
+
+// The IQ4_NL codebook (kvalues_iq4nl) + 128, as unsigned bytes.
+DATA gemmIQ4U<>+0(SB)/8, $0x766a5d4f3f2d1801
+DATA gemmIQ4U<>+8(SB)/8, $0xf1d9c5b5a6998d81
+GLOBL gemmIQ4U<>(SB), RODATA|NOPTR, $16
+
+// func gemmPackIQ4_NL(nblk int, w *byte, ws int, dst *byte)
+//
+// gemmPackQ4_0's layout for IQ4_NL weights (Q4_0's block layout), each
+// element stored as its codebook value + 128: the Q8_0 packing's unsigned
+// bytes, so gemmKernel runs it with off 128.
+TEXT ·gemmPackIQ4_NL(SB), NOSPLIT, $0-32
+	PACKQ4SETUP
+	VBROADCASTI32X4 gemmIQ4U<>(SB), Z27
+	TESTQ CX, CX
+	JZ pnldone
+pnlloop:
+	PACKQ4BLK(NLDEC4)
+	DECQ CX
+	JNZ pnlloop
+pnldone:
 	VZEROUPPER
 	RET
 

@@ -217,21 +217,25 @@ func TestMatMulPacked(t *testing.T) {
 }
 
 // packedAt lists which (path, type) pairs have packed routines: the avx512
-// and avx2 paths for Q4_0 and Q8_0 (avx2's Q8_0 with signed quants),
-// and neon with ASIMDDP (added by extra_arm64_test.go).
-var packedAt = map[string][]ggml.Type{"avx512": {ggml.Q4_0, ggml.Q8_0}, "avx2": {ggml.Q4_0, ggml.Q8_0}}
+// and avx2 paths for Q4_0, Q8_0 and IQ4_NL (avx2's Q8_0 with signed quants,
+// its IQ4_NL nibble-split), and neon with ASIMDDP (added by
+// extra_arm64_test.go).
+var packedAt = map[string][]ggml.Type{
+	"avx512": {ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL},
+	"avx2":   {ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL},
+}
 
 // MatMul takes the packed path exactly when the path has one and the batch
 // is at least gemmMinBatch; every other (path, type) and smaller batches
-// keep the Dot4/Dot loop, bit-identical to Dot: scalar everywhere, neon,
-// and avx2 for Q8_0.
+// keep the Dot4/Dot loop, bit-identical to Dot: scalar everywhere and
+// neon without ASIMDDP.
 func TestMatMulPathsWithoutGemmUnchanged(t *testing.T) {
 	r := rand.New(rand.NewPCG(103, 104))
 	p := NewPool(2)
 	defer p.Close()
 	const rows, cols = 21, 7 * 32
 	for _, k := range Available() {
-		for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0} {
+		for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL} {
 			want := false
 			for _, pt := range packedAt[k.Name] {
 				want = want || pt == typ
@@ -269,7 +273,7 @@ func TestMatMulUsesPacked(t *testing.T) {
 	p := NewPool(2)
 	defer p.Close()
 	const rows, cols, nb = 40, 9 * 32, 12
-	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0} {
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL} {
 		for _, k := range gemmPaths(typ) {
 			ws, _ := RowSize(typ, cols)
 			as, _ := RowSize(ActType(typ), cols)

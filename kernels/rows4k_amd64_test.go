@@ -9,9 +9,8 @@ import (
 // The avx512 path, derived from avx2 by avx512Rows, keeps a four-weight-row
 // MatVec routine for every type avx2 has one for: its own for Q4_0, Q8_0
 // and Q2_K..Q6_K, which form the same exact integers and float steps as the
-// AVX2 and AVX-512 dots, and for IQ4_XS, which forms the AVX2 dot's
-// integers and finishes as the AVX2 four-row routine; by inheritance for
-// IQ4_NL. (Until the AVX-512 Q2_K and Q3_K routines, those two ran the
+// AVX2 and AVX-512 dots, and for IQ4_XS and IQ4_NL, which form the AVX2
+// dot's integers and finish with its float steps. (Until the AVX-512 Q2_K and Q3_K routines, those two ran the
 // one-row dot, which streamed faster than the AVX2 routines; see
 // avx512Rows.) The table is built here even on a CPU without AVX-512
 // (nothing is executed); that the routines match the avx512 dots bit for
