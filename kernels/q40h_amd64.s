@@ -34,6 +34,13 @@ DATA hsrl<>+16(SB)/8, $0x0000000400000004
 DATA hsrl<>+24(SB)/8, $0x0000000400000004
 GLOBL hsrl<>(SB), RODATA|NOPTR, $32
 
+// hspread: VPERMPS indices spreading lanes 0 and 1 over four lanes each.
+DATA hspread<>+0(SB)/8, $0
+DATA hspread<>+8(SB)/8, $0
+DATA hspread<>+16(SB)/8, $0x0000000100000001
+DATA hspread<>+24(SB)/8, $0x0000000100000001
+GLOBL hspread<>(SB), RODATA|NOPTR, $32
+
 // Constant registers: Y6 = 1 words, Y7 = 8 bytes, Y14 = hsrl, Y15 = 0x0f bytes.
 #define HCONST \
 	VPBROADCASTD hw1<>(SB), Y6; \
@@ -80,6 +87,28 @@ GLOBL hsrl<>(SB), RODATA|NOPTR, $32
 // against the activation block at ao(DI), into acc.
 #define HBLKR4(wo, ao, acc) \
 	HSCALESR4(wo, ao); \
+	HBLKR4S(wo, ao, Y1, acc)
+
+// Y1 = [d_w(row j, block e)·d_a(e) | d_w(row j, block o)·d_a(o)], j = 0..3,
+// for a block pair (e at wo of SI, R10, R11, R12, o 18 bytes on; their
+// activation blocks at ao and ao+34 of DI): one VCVTPH2PS for the eight
+// weight scales and the two activation scales spread by VPERMPS (Y4 =
+// hspread), where HSCALESR4 converts, broadcasts and duplicates per block.
+// The products are HSCALESR4's, bit for bit. Clobbers AX, BX, DX, X0.
+#define HSCALES8R4(wo, ao) \
+	HQUAD(wo(SI), wo(R10), wo(R11), wo(R12)); \
+	VMOVQ AX, X1; \
+	HQUAD(wo+18(SI), wo+18(R10), wo+18(R11), wo+18(R12)); \
+	VPINSRQ $1, AX, X1, X1; \
+	HPAIR(ao(DI), ao+34(DI), AX); \
+	VMOVD AX, X0; \
+	VCVTPH2PS X0, X0; \
+	VPERMPS Y0, Y4, Y0; \
+	VCVTPH2PS X1, Y1; \
+	VMULPS Y0, Y1, Y1
+
+// HBLKR4 with the block's scale products given in both lanes of sc.
+#define HBLKR4S(wo, ao, sc, acc) \
 	VMOVDQU ao+2(DI), Y3; \
 	VPMADDUBSW Y3, Y7, Y5; \
 	HNIB(wo+2, SI, Y8); \
@@ -92,7 +121,7 @@ GLOBL hsrl<>(SB), RODATA|NOPTR, $32
 	HPROD(Y11, Y3, Y5, Y11); \
 	HTREE(Y8, Y9, Y10, Y11); \
 	VCVTDQ2PS Y8, Y8; \
-	VFMADD231PS Y8, Y1, acc
+	VFMADD231PS Y8, sc, acc
 
 // Y12 + Y13, low lane + high lane: the four results, stored at (R9).
 #define HFIN4 \
@@ -107,11 +136,15 @@ TEXT ·dotRows4Q4_0Q8_0AVX2(SB), NOSPLIT, $0-40
 	HCONST
 	VXORPS Y12, Y12, Y12
 	VXORPS Y13, Y13, Y13
+	VMOVDQU hspread<>(SB), Y4
 h4loop:
 	CMPQ CX, $2
 	JLT h4tail
-	HBLKR4(0, 0, Y12)
-	HBLKR4(18, 34, Y13)
+	HSCALES8R4(0, 0)
+	VPERM2F128 $0x00, Y1, Y1, Y2
+	HBLKR4S(0, 0, Y2, Y12)
+	VPERM2F128 $0x11, Y1, Y1, Y2
+	HBLKR4S(18, 34, Y2, Y13)
 	ADVW4(36)
 	ADDQ $68, DI
 	SUBQ $2, CX
