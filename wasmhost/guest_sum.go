@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "9d97d4da09c3a5e95ccfae96cd27bbeaec2fe7ddc5fbfec9aad3789d16bca3c4"
+const guestSHA256 = "c788466149cbdf21b3b93214153eb016405766d4c98ed7065743fadc7648040b"
