@@ -134,6 +134,26 @@ s1done:
 	VFMADD231PS Z18, Z10, acc; \
 	VFMADD231PS Z19, Z11, acc
 
+// Keys DI, DI+stride, +2, +3 strides into a, b, c, d by KEY64 (AX, DX, R12
+// = the other three keys; R13 = three strides), their lines 16 strides
+// (R14) ahead prefetched.
+#define KEYS64X4(a, b, c, d) \
+	LEAQ (DI)(R10*1), AX; \
+	LEAQ (DI)(R10*2), DX; \
+	LEAQ (DI)(R13*1), R12; \
+	PREFETCHT0 0(DI)(R14*1); \
+	PREFETCHT0 64(DI)(R14*1); \
+	PREFETCHT0 0(AX)(R14*1); \
+	PREFETCHT0 64(AX)(R14*1); \
+	PREFETCHT0 0(DX)(R14*1); \
+	PREFETCHT0 64(DX)(R14*1); \
+	PREFETCHT0 0(R12)(R14*1); \
+	PREFETCHT0 64(R12)(R14*1); \
+	KEY64(DI, a); \
+	KEY64(AX, b); \
+	KEY64(DX, c); \
+	KEY64(R12, d)
+
 // func scoresF16x64x1AVX512(q *float32, keys *byte, stride, n int, scale float32, out *float32)
 //
 // One query row of 64 (Z16..Z19) against n > 0 keys on AVX-512, eight keys
@@ -162,37 +182,9 @@ TEXT ·scoresF16x64x1AVX512(SB), NOSPLIT, $0-48
 x1k8:
 	CMPQ R11, $8
 	JLT x1k1
-	LEAQ (DI)(R10*1), AX
-	LEAQ (DI)(R10*2), DX
-	LEAQ (DI)(R13*1), R12
-	PREFETCHT0 0(DI)(R14*1)
-	PREFETCHT0 64(DI)(R14*1)
-	PREFETCHT0 0(AX)(R14*1)
-	PREFETCHT0 64(AX)(R14*1)
-	PREFETCHT0 0(DX)(R14*1)
-	PREFETCHT0 64(DX)(R14*1)
-	PREFETCHT0 0(R12)(R14*1)
-	PREFETCHT0 64(R12)(R14*1)
-	KEY64(DI, Z0)
-	KEY64(AX, Z1)
-	KEY64(DX, Z2)
-	KEY64(R12, Z3)
+	KEYS64X4(Z0, Z1, Z2, Z3)
 	LEAQ (DI)(R10*4), DI
-	LEAQ (DI)(R10*1), AX
-	LEAQ (DI)(R10*2), DX
-	LEAQ (DI)(R13*1), R12
-	PREFETCHT0 0(DI)(R14*1)
-	PREFETCHT0 64(DI)(R14*1)
-	PREFETCHT0 0(AX)(R14*1)
-	PREFETCHT0 64(AX)(R14*1)
-	PREFETCHT0 0(DX)(R14*1)
-	PREFETCHT0 64(DX)(R14*1)
-	PREFETCHT0 0(R12)(R14*1)
-	PREFETCHT0 64(R12)(R14*1)
-	KEY64(DI, Z4)
-	KEY64(AX, Z5)
-	KEY64(DX, Z6)
-	KEY64(R12, Z7)
+	KEYS64X4(Z4, Z5, Z6, Z7)
 	SCORENET8 // keys 0..3 in lanes 0..3, 4..7 in lanes 8..11
 	VMULPS Z12, Z0, Z0
 	VPERMPS Z0, Z15, Z0
