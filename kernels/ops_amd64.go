@@ -320,7 +320,7 @@ func scoresF16x1AVX2(q *float32, hd int, keys *byte, stride, n int, scale float3
 
 // scoresF16x64x1AVX512 is one query row's ScoresF16 for hd == 64, n > 0 on
 // AVX-512, bit-identical to that row's scores from scoresF16x64x2AVX512
-// (scores1_amd64.s).
+// (scores512_amd64.s).
 //
 //go:noescape
 func scoresF16x64x1AVX512(q *float32, keys *byte, stride, n int, scale float32, out *float32)
@@ -345,7 +345,7 @@ func scoresF16x4AVX512(q *float32, hd int, keys *byte, stride, n int, scale floa
 func scoresF16x1AVX512(q *float32, hd int, keys *byte, stride, n int, scale float32, out *float32)
 
 // accumF16x128x1AVX512 is one output row's AccumF16 over a 128-column slab,
-// n > 0 on AVX-512, bit-identical to accumF16x64AVX512 (scores1_amd64.s).
+// n > 0 on AVX-512, bit-identical to accumF16x64AVX512 (scores512_amd64.s).
 //
 //go:noescape
 func accumF16x128x1AVX512(out *float32, w *float32, vals *byte, stride, n int)

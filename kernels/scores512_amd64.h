@@ -1,5 +1,5 @@
 // Reductions shared by the AVX-512 score routines (ops_amd64.s,
-// scores1_amd64.s). Each dot's 16 lane sums x_0..x_15 are reduced by one
+// scores512_amd64.s). Each dot's 16 lane sums x_0..x_15 are reduced by one
 // tree, whichever routine and however many dots at once:
 //
 //	((y0+y1)+(y2+y3)) + ((y4+y5)+(y6+y7)),  y_i = x_i + x_{i+8}
@@ -66,7 +66,7 @@
 // Index for the four-row routines' SCORENET8 output (rows 0..3 of key 0 in
 // lanes 0..3, of key 1 in lanes 8..11): the two keys' scores interleaved
 // per row, r0k0 r0k1 r1k0 r1k1 ... (a static symbol: each including file
-// has its own copy).
+// has its own copy; both use it).
 DATA scorePairIdx<>+0(SB)/4, $0
 DATA scorePairIdx<>+4(SB)/4, $8
 DATA scorePairIdx<>+8(SB)/4, $1
@@ -84,23 +84,3 @@ DATA scorePairIdx<>+52(SB)/4, $0
 DATA scorePairIdx<>+56(SB)/4, $0
 DATA scorePairIdx<>+60(SB)/4, $0
 GLOBL scorePairIdx<>(SB), RODATA|NOPTR, $64
-
-// Index for the one-row routines' SCORENET8 output: keys 0..3 (lanes
-// 0..3) and 4..7 (lanes 8..11) gathered into the low 256 bits.
-DATA score8Idx<>+0(SB)/4, $0
-DATA score8Idx<>+4(SB)/4, $1
-DATA score8Idx<>+8(SB)/4, $2
-DATA score8Idx<>+12(SB)/4, $3
-DATA score8Idx<>+16(SB)/4, $8
-DATA score8Idx<>+20(SB)/4, $9
-DATA score8Idx<>+24(SB)/4, $10
-DATA score8Idx<>+28(SB)/4, $11
-DATA score8Idx<>+32(SB)/4, $0
-DATA score8Idx<>+36(SB)/4, $0
-DATA score8Idx<>+40(SB)/4, $0
-DATA score8Idx<>+44(SB)/4, $0
-DATA score8Idx<>+48(SB)/4, $0
-DATA score8Idx<>+52(SB)/4, $0
-DATA score8Idx<>+56(SB)/4, $0
-DATA score8Idx<>+60(SB)/4, $0
-GLOBL score8Idx<>(SB), RODATA|NOPTR, $64
