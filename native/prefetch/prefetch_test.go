@@ -145,6 +145,18 @@ func TestLoadsAhead(t *testing.T) {
 	c.Unpin(e)
 }
 
+// getEach takes groups 0..n-1 through Get in order, unpinning each.
+func getEach(t *testing.T, p *Prefetcher, c *cache.Cache, n int) {
+	t.Helper()
+	for g := range n {
+		e, _, err := p.Get(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Unpin(e)
+	}
+}
+
 // TestLoadErrorIsReportedAndRetried: a load that fails while the graph
 // waits for it is reported, and asking again retries. Depth 0 and no
 // Advance keep the loader idle until Get moves the cursor, so the failing
@@ -155,13 +167,7 @@ func TestLoadErrorIsReportedAndRetried(t *testing.T) {
 	p, c := setup(t, 4, 2, 0, src)
 	p.Start(context.Background())
 	defer p.Stop()
-	for g := range 2 {
-		e, _, err := p.Get(context.Background(), g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Unpin(e)
-	}
+	getEach(t, p, c, 2)
 	if _, _, err := p.Get(context.Background(), 2); err == nil {
 		t.Fatal("injected failure not reported")
 	}
@@ -184,20 +190,17 @@ func TestLookAheadFailureRetriedOnDemand(t *testing.T) {
 	p, c := setup(t, 4, 2, 1, src)
 	p.Start(context.Background())
 	defer p.Stop()
-	for g := range 2 {
-		e, _, err := p.Get(context.Background(), g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Unpin(e)
-	}
+	getEach(t, p, c, 2)
 	// Cursor at 1 with depth 1: the loader reaches group 2 and fails.
-	for {
+	for i := 0; ; i++ {
 		p.mu.Lock()
 		_, failed := p.failed[2]
 		p.mu.Unlock()
 		if failed {
 			break
+		}
+		if i > 10000 {
+			t.Fatal("the look-ahead never tried group 2")
 		}
 		time.Sleep(time.Millisecond)
 	}
