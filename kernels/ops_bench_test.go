@@ -117,36 +117,38 @@ func BenchmarkAttnGenDepth(b *testing.B) {
 		{"7b-mha-8of32", 8, 32, 1, 128, 2048},
 		{"8b-gqa4-32", 32, 8, 4, 128, 2048},
 	} {
-		r := rand.New(rand.NewPCG(4, 4))
-		head := sh.n * sh.hd * 2 // one kv head's rows in one layer
-		kc := make([]byte, sh.layers*sh.heads*head)
-		vc := make([]byte, len(kc))
-		for i := 0; i < sh.layers*sh.heads*sh.n; i++ {
-			k, _ := randHalfRow(r, sh.hd)
-			copy(kc[i*sh.hd*2:], k)
-			v, _ := randHalfRow(r, sh.hd)
-			copy(vc[i*sh.hd*2:], v)
-		}
-		_, q := randHalfRow(r, sh.nq*sh.hd)
-		s, out := make([]float32, sh.nq*sh.n), make([]float32, sh.nq*sh.hd)
-		for _, k := range Available() {
-			if k.Name == "scalar" {
-				continue
+		b.Run(sh.name, func(b *testing.B) { // the setup only for the shapes -bench selects
+			r := rand.New(rand.NewPCG(4, 4))
+			head := sh.n * sh.hd * 2 // one kv head's rows in one layer
+			kc := make([]byte, sh.layers*sh.heads*head)
+			vc := make([]byte, len(kc))
+			for i := 0; i < sh.layers*sh.heads*sh.n; i++ {
+				k, _ := randHalfRow(r, sh.hd)
+				copy(kc[i*sh.hd*2:], k)
+				v, _ := randHalfRow(r, sh.hd)
+				copy(vc[i*sh.hd*2:], v)
 			}
-			b.Run(sh.name+"/"+k.Name, func(b *testing.B) {
-				b.SetBytes(int64(2 * len(kc)))
-				for i := 0; i < b.N; i++ {
-					for h := 0; h < sh.layers*sh.heads; h++ {
-						off := h * head
-						k.ScoresF16(q, sh.nq, sh.hd, kc[off:], sh.hd*2, sh.n, 0.125, s, sh.n)
-						for j := 0; j < sh.nq; j++ {
-							k.Softmax(s[j*sh.n : (j+1)*sh.n])
-						}
-						clear(out)
-						k.AccumF16(out, sh.nq, sh.hd, s, sh.n, vc[off:], sh.hd*2, sh.n)
-					}
+			_, q := randHalfRow(r, sh.nq*sh.hd)
+			s, out := make([]float32, sh.nq*sh.n), make([]float32, sh.nq*sh.hd)
+			for _, k := range Available() {
+				if k.Name == "scalar" {
+					continue
 				}
-			})
-		}
+				b.Run(k.Name, func(b *testing.B) {
+					b.SetBytes(int64(2 * len(kc)))
+					for i := 0; i < b.N; i++ {
+						for h := 0; h < sh.layers*sh.heads; h++ {
+							off := h * head
+							k.ScoresF16(q, sh.nq, sh.hd, kc[off:], sh.hd*2, sh.n, 0.125, s, sh.n)
+							for j := 0; j < sh.nq; j++ {
+								k.Softmax(s[j*sh.n : (j+1)*sh.n])
+							}
+							clear(out)
+							k.AccumF16(out, sh.nq, sh.hd, s, sh.n, vc[off:], sh.hd*2, sh.n)
+						}
+					}
+				})
+			}
+		})
 	}
 }
