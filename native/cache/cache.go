@@ -1,9 +1,10 @@
 //go:build linux
 
 // Package cache is the bounded copy cache of budget mode: weight groups
-// copied into buffers it owns, with a hard byte budget over every buffer it
-// holds (filled, being filled, or idle for reuse), least-recently-used
-// eviction of entries nobody needs, and hit/miss/eviction counters.
+// (and mixture-of-experts experts) copied into buffers it owns, with a hard
+// byte budget over every buffer it holds (filled, being filled, or idle for
+// reuse), eviction of entries nobody needs (least recently used first, or
+// in an order the caller ranks), and hit/miss/eviction counters.
 //
 // Buffers are anonymous mappings outside the Go heap: the budget is then
 // exactly the memory held (no GC slack, no delayed scavenging), and an
@@ -42,8 +43,8 @@ type Entry struct {
 func (e *Entry) Ready() bool { return e.ready.Load() }
 
 type buffer struct {
-	mem  []byte
-	size int64 // bytes charged to the budget (len(mem), or the accounted size)
+	mem  []byte // nil for an accounting entry
+	size int64  // bytes charged to the budget (len(mem), or the accounted size)
 }
 
 // Counters are the cache's lifetime statistics.
@@ -67,8 +68,12 @@ type Cache struct {
 	closed  bool
 	// Accounting mode (NewAccounting): entries have no buffers; the data
 	// lives elsewhere (pages of a file mapping) and onEvict gives it back.
+	// ReserveRanked can still ask for buffer entries in this mode.
 	account bool
 	onEvict func(key int)
+	// changed is closed (and forgotten) on every event that may free room
+	// or finish a load; Changed makes it on demand.
+	changed chan struct{}
 }
 
 // New returns a cache holding at most budget bytes of buffers.
@@ -128,6 +133,26 @@ func (c *Cache) Peek(key int) *Entry {
 	return c.entries[key]
 }
 
+// Changed returns a channel closed at the next event that may make room
+// or finish an entry (Unpin, Fill, Close): a caller waiting for room
+// selects on it, then tries again.
+func (c *Cache) Changed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.changed == nil {
+		c.changed = make(chan struct{})
+	}
+	return c.changed
+}
+
+// signal wakes the waiters of Changed. Called with c.mu held.
+func (c *Cache) signal() {
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
+}
+
 // Pin keeps e (and its buffer) from eviction until Unpin.
 func (c *Cache) Pin(e *Entry) {
 	c.mu.Lock()
@@ -140,6 +165,9 @@ func (c *Cache) Unpin(e *Entry) {
 	c.mu.Lock()
 	if e.pins > 0 {
 		e.pins--
+		if e.pins == 0 {
+			c.signal()
+		}
 	}
 	c.mu.Unlock()
 }
@@ -148,8 +176,25 @@ func (c *Cache) Unpin(e *Entry) {
 // room by reusing idle buffers, mapping new ones within the budget, and
 // evicting unpinned entries for which keep returns false, least recently
 // used first. If that is not enough it fails with ErrNoRoom and changes
-// nothing that the caller could observe except idle buffers released.
+// nothing that the caller could observe except idle buffers released. The
+// entry has a buffer unless the cache is an accounting one.
 func (c *Cache) Reserve(key int, n int64, keep func(key int) bool) (*Entry, error) {
+	return c.ReserveRanked(key, n, !c.account, func(k int) int64 {
+		if keep != nil && keep(k) {
+			return -1
+		}
+		return 0
+	})
+}
+
+// ReserveRanked is Reserve with the eviction order chosen by the caller:
+// among unpinned, ready entries, those with the lowest rank(key) go first
+// (ties: least recently used first) and those with a negative rank stay.
+// withBuf asks for an entry with a buffer even in an accounting cache,
+// which can then hold both: mapped groups it only charges, and copied
+// experts in buffers it owns. A buffer cache always gives buffers.
+func (c *Cache) ReserveRanked(key int, n int64, withBuf bool, rank func(key int) int64) (*Entry, error) {
+	withBuf = withBuf || !c.account
 	need := BufferSize(n)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -163,7 +208,7 @@ func (c *Cache) Reserve(key int, n int64, keep func(key int) bool) (*Entry, erro
 		return nil, fmt.Errorf("%w: %d bytes requested, budget %d", ErrNoRoom, need, c.budget)
 	}
 	for {
-		if c.account {
+		if !withBuf {
 			if c.used+need <= c.budget {
 				c.used += need
 				c.peak = max(c.peak, c.used)
@@ -172,7 +217,7 @@ func (c *Cache) Reserve(key int, n int64, keep func(key int) bool) (*Entry, erro
 		} else if b := c.takeFree(need); b != nil {
 			return c.insert(key, n, b), nil
 		}
-		if !c.account && c.used+need <= c.budget {
+		if withBuf && c.used+need <= c.budget {
 			mem, err := unix.Mmap(-1, 0, int(need), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
 			if err != nil {
 				return nil, fmt.Errorf("cache: map %d-byte buffer: %w", need, err)
@@ -190,7 +235,7 @@ func (c *Cache) Reserve(key int, n int64, keep func(key int) bool) (*Entry, erro
 			c.free = c.free[:len(c.free)-1]
 			continue
 		}
-		victim := c.victim(keep)
+		victim := c.victim(rank)
 		if victim == nil {
 			return nil, fmt.Errorf("%w: %d bytes requested, %d of %d held by entries in use", ErrNoRoom, need, c.used, c.budget)
 		}
@@ -198,10 +243,13 @@ func (c *Cache) Reserve(key int, n int64, keep func(key int) bool) (*Entry, erro
 	}
 }
 
+// takeFree reuses the smallest idle buffer that holds need bytes and
+// wastes at most a quarter of need: a much larger one (a group's buffer
+// for an expert) would hold budget the entry cannot use.
 func (c *Cache) takeFree(need int64) *buffer {
 	best := -1
 	for i, b := range c.free {
-		if int64(len(b.mem)) >= need && (best < 0 || len(b.mem) < len(c.free[best].mem)) {
+		if m := int64(len(b.mem)); m >= need && m <= need+need/4 && (best < 0 || len(b.mem) < len(c.free[best].mem)) {
 			best = i
 		}
 	}
@@ -224,14 +272,26 @@ func (c *Cache) insert(key int, n int64, b *buffer) *Entry {
 	return e
 }
 
-func (c *Cache) victim(keep func(int) bool) *Entry {
+// victim is the evictable entry of lowest rank, least recently used first
+// among equals; a rank of 0 or less ends the scan (nothing ranks lower).
+func (c *Cache) victim(rank func(int) int64) *Entry {
+	var best *Entry
+	var bestRank int64
 	for el := c.lru.Back(); el != nil; el = el.Prev() {
 		e := el.Value.(*Entry)
-		if e.pins == 0 && e.ready.Load() && (keep == nil || !keep(e.Key)) {
-			return e
+		if e.pins != 0 || !e.ready.Load() {
+			continue
+		}
+		r := rank(e.Key)
+		if r < 0 || best != nil && r >= bestRank {
+			continue
+		}
+		best, bestRank = e, r
+		if r == 0 {
+			break
 		}
 	}
-	return nil
+	return best
 }
 
 func (c *Cache) evict(e *Entry) {
@@ -244,7 +304,7 @@ func (c *Cache) evict(e *Entry) {
 func (c *Cache) remove(e *Entry) {
 	c.lru.Remove(e.elem)
 	delete(c.entries, e.Key)
-	if c.account {
+	if e.buf.mem == nil {
 		c.used -= e.buf.size
 		if c.onEvict != nil {
 			c.onEvict(e.Key)
@@ -252,6 +312,7 @@ func (c *Cache) remove(e *Entry) {
 	} else {
 		c.free = append(c.free, e.buf)
 	}
+	c.signal()
 	e.buf, e.Buf, e.elem = nil, nil, nil
 	c.c.Entries = len(c.entries)
 }
@@ -267,6 +328,7 @@ func (c *Cache) unmap(b *buffer) {
 func (c *Cache) Fill(e *Entry, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.signal()
 	if err == nil {
 		e.ready.Store(true)
 		return
@@ -293,8 +355,9 @@ func (c *Cache) Close() {
 		return
 	}
 	c.closed = true
+	c.signal()
 	for _, e := range c.entries {
-		if c.account {
+		if e.buf.mem == nil {
 			if c.onEvict != nil {
 				c.onEvict(e.Key)
 			}

@@ -157,3 +157,124 @@ func TestAccounting(t *testing.T) {
 		}
 	}
 }
+
+// TestRanked checks the caller-ranked eviction order: lowest rank first,
+// least recently used among equal ranks, negative ranks kept.
+func TestRanked(t *testing.T) {
+	ps := int64(os.Getpagesize())
+	c, _ := New(4 * ps)
+	defer c.Close()
+	for k := range 4 {
+		e, err := c.Reserve(k, ps, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Fill(e, nil)
+		c.Unpin(e)
+	}
+	ranks := map[int]int64{0: 5, 1: -1, 2: 3, 3: 3}
+	rank := func(k int) int64 { return ranks[k] }
+	var evicted []int
+	for k := 10; k < 14; k++ {
+		before := map[int]bool{}
+		for j := range 4 {
+			before[j] = c.Peek(j) != nil
+		}
+		e, err := c.ReserveRanked(k, ps, true, rank)
+		if k == 13 {
+			// Only 1 (kept) and 10, 11, 12 (rank 0 but pinned) remain.
+			if !errors.Is(err, ErrNoRoom) {
+				t.Fatalf("Reserve(12): %v, want ErrNoRoom", err)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatalf("Reserve(%d): %v", k, err)
+		}
+		for j := range 4 {
+			if before[j] && c.Peek(j) == nil {
+				evicted = append(evicted, j)
+			}
+		}
+		_ = e // stays pinned
+	}
+	// 2 and 3 rank 3 (2 less recently used), then 0 (rank 5); 1 is kept.
+	if len(evicted) != 3 || evicted[0] != 2 || evicted[1] != 3 || evicted[2] != 0 {
+		t.Fatalf("evicted %v, want [2 3 0]", evicted)
+	}
+	if c.Peek(1) == nil {
+		t.Fatal("kept entry evicted")
+	}
+}
+
+// TestAccountingWithBuffers checks that an accounting cache holds buffer
+// entries beside accounted ones under one budget, calls onEvict only for
+// the accounted ones, and that Changed fires when a pin is released.
+func TestAccountingWithBuffers(t *testing.T) {
+	ps := int64(os.Getpagesize())
+	var dropped []int
+	c, _ := NewAccounting(3*ps, func(k int) { dropped = append(dropped, k) })
+	a, _ := c.Reserve(0, ps, nil)
+	c.Fill(a, nil)
+	c.Unpin(a)
+	b, err := c.ReserveRanked(100, 2*ps, true, func(int) int64 { return 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Buf) != int(2*ps) {
+		t.Fatalf("buffer entry has %d bytes", len(b.Buf))
+	}
+	b.Buf[len(b.Buf)-1] = 7
+	c.Fill(b, nil)
+	ch := c.Changed()
+	select {
+	case <-ch:
+		t.Fatal("Changed fired with no event")
+	default:
+	}
+	c.Unpin(b)
+	select {
+	case <-ch:
+	default:
+		t.Fatal("Changed did not fire on Unpin")
+	}
+	if k := c.Counters(); k.Used != 3*ps {
+		t.Fatalf("used %d, want %d", k.Used, 3*ps)
+	}
+	// A third entry evicts the LRU (0, accounted: dropped) and then the
+	// buffer entry, whose buffer goes idle, then is unmapped for room.
+	e, err := c.Reserve(1, 3*ps, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Fill(e, nil)
+	c.Unpin(e)
+	if k := c.Counters(); k.Used != 3*ps || k.Evictions != 2 {
+		t.Fatalf("counters %+v", k)
+	}
+	if len(dropped) != 1 || dropped[0] != 0 {
+		t.Fatalf("onEvict %v, want [0]", dropped)
+	}
+	c.Close()
+}
+
+// TestFreeReuseBounded checks that an idle buffer much larger than a
+// request is not reused for it (it would hold budget the entry cannot use).
+func TestFreeReuseBounded(t *testing.T) {
+	ps := int64(os.Getpagesize())
+	c, _ := New(8 * ps)
+	defer c.Close()
+	big, _ := c.Reserve(0, 8*ps, nil)
+	c.Fill(big, nil)
+	c.Unpin(big)
+	e, err := c.Reserve(1, ps, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cap(e.Buf) > int(ps+ps/4) {
+		t.Fatalf("1-page entry got a %d-byte buffer", cap(e.Buf))
+	}
+	if k := c.Counters(); k.Used != ps {
+		t.Fatalf("used %d after unmapping the idle big buffer, want %d", k.Used, ps)
+	}
+}

@@ -51,6 +51,7 @@ type Prefetcher struct {
 	skip    []bool        // groups the loader passes over (the graph does not acquire them)
 	changed chan struct{} // closed and replaced on every state change
 	stopped bool
+	foreign func(key int) int64 // eviction rank of the owner's own entries (see Foreign)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -87,6 +88,23 @@ func (p *Prefetcher) Stop() {
 	}
 	p.wg.Wait()
 }
+
+// Foreign tells the loader that the cache also holds entries whose keys are
+// not plan groups (outside [0, Groups())), put there by the owner (a
+// mixture-of-experts model's experts): to make room it evicts those before
+// any group, lowest rank first (negative: keep). Without it such entries
+// go first, least recently used first. rank is called with the cache's
+// lock held and must not call into the cache or the prefetcher. Call
+// before Start.
+func (p *Prefetcher) Foreign(rank func(key int) int64) {
+	p.mu.Lock()
+	p.foreign = rank
+	p.mu.Unlock()
+}
+
+// groupRank ranks the plan groups the loader may evict after every foreign
+// entry (whose ranks must stay below it).
+const groupRank = 1 << 62
 
 // SetDepth changes the look-ahead.
 func (p *Prefetcher) SetDepth(d int) {
@@ -240,7 +258,18 @@ func (p *Prefetcher) loop() {
 			// Plan order says when each group is used next: keep what the
 			// graph needs no later than g, let anything needed after g go.
 			dg := p.dist(g)
-			e, err = p.c.Reserve(g, p.src.Size(g), func(k int) bool { return p.dist(k) <= dg })
+			e, err = p.c.ReserveRanked(g, p.src.Size(g), false, func(k int) int64 {
+				switch {
+				case k < 0 || k >= p.n:
+					if p.foreign != nil {
+						return min(p.foreign(k), groupRank-1)
+					}
+					return 0
+				case p.dist(k) <= dg:
+					return -1
+				}
+				return groupRank
+			})
 			switch {
 			case err == nil:
 				p.loading = g
