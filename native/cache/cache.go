@@ -53,6 +53,7 @@ type Counters struct {
 	Used, Peak              int64 // bytes of buffers held now / at most
 	Budget                  int64
 	Entries                 int
+	Filling                 int // entries reserved and not yet filled
 }
 
 // Cache is safe for concurrent use.
@@ -344,6 +345,11 @@ func (c *Cache) Counters() Counters {
 	defer c.mu.Unlock()
 	k := c.c
 	k.Used, k.Peak, k.Budget = c.used, c.peak, c.budget
+	for _, e := range c.entries {
+		if !e.ready.Load() {
+			k.Filling++
+		}
+	}
 	return k
 }
 

@@ -51,6 +51,7 @@ func (w *fileWeights) startBudget(p model.Plan, largest int64) error {
 		pf.Skip(g, rowOnly(pg))
 	}
 	w.cache, w.pf = c, pf
+	w.xc = newExpertCache(w, c, pf, w.opt.ExpertReads)
 	pf.Start(context.Background())
 	return nil
 }
@@ -58,6 +59,10 @@ func (w *fileWeights) startBudget(p model.Plan, largest int64) error {
 // stopBudget stops the prefetcher and frees the cache. Called with w.mu held
 // (the prefetcher's loader never takes w.mu, so this cannot deadlock).
 func (w *fileWeights) stopBudget() {
+	if w.xc != nil {
+		w.xc.stop()
+		w.xc = nil
+	}
 	if w.pf != nil {
 		w.pf.Stop()
 		w.pf = nil

@@ -87,7 +87,24 @@ type Options struct {
 	// Window is the number of group acquisitions per policy observation
 	// window; 0 means one pass over the plan.
 	Window int
+	// ExpertPolicy orders the eviction of cached experts in budget mode
+	// (mixture-of-experts models): ExpertLRU (default) or ExpertLFU. See
+	// experts.go and the policy table in the README for the measurement
+	// that chose the default.
+	ExpertPolicy string
+	// ExpertAging is ExpertLFU's aging period: every count of use is
+	// halved after this many expert acquisitions; 0 means the number of
+	// experts in the plan.
+	ExpertAging int
+	// ExpertReads bounds the expert reads in flight at once (budget mode);
+	// 0 means DefaultExpertReads.
+	ExpertReads int
 }
+
+// DefaultExpertReads is how many experts budget mode reads at once: enough
+// to keep a solid-state disk's queue busy while the graph multiplies the
+// expert before, few enough that the reads of one layer arrive in order.
+const DefaultExpertReads = 4
 
 // Model is an opened model file.
 type Model struct {
@@ -125,6 +142,16 @@ func Open(ctx context.Context, path string, opt Options) (*Model, error) {
 	default:
 		return nil, fmt.Errorf("weights: unknown memory mode %q (want %q or %q)", opt.Mode, Resident, Budget)
 	}
+	switch opt.ExpertPolicy {
+	case "":
+		opt.ExpertPolicy = ExpertLRU
+	case ExpertLRU, ExpertLFU:
+	default:
+		return nil, fmt.Errorf("weights: unknown expert cache policy %q (want %q or %q)", opt.ExpertPolicy, ExpertLRU, ExpertLFU)
+	}
+	if opt.ExpertReads <= 0 {
+		opt.ExpertReads = DefaultExpertReads
+	}
 	lim := gguf.DefaultLimits()
 	if opt.Limits != nil {
 		lim = *opt.Limits
@@ -151,7 +178,7 @@ func Open(ctx context.Context, path string, opt Options) (*Model, error) {
 		return nil, fmt.Errorf("weights: %s: %w", path, err)
 	}
 	md := &Model{opt: opt, m: mp, file: f, st: st}
-	md.w, err = newWeights(st, opt, pcfg)
+	md.w, err = newWeights(st, opt, pcfg, expertsUsed(f))
 	if err != nil {
 		mp.Close()
 		return nil, err
@@ -175,6 +202,21 @@ func (md *Model) Close() error {
 		md.closeErr = errors.Join(md.w.close(), md.m.Close())
 	})
 	return md.closeErr
+}
+
+// expertsUsed is how many experts a token uses per layer, from the file's
+// metadata ("<arch>.expert_used_count"); 1 if the file does not say (the
+// graph needs at least one expert at a time).
+func expertsUsed(f *gguf.File) int {
+	arch, err := f.String("general.architecture")
+	if err != nil {
+		return 1
+	}
+	k, err := f.Uint32(arch + ".expert_used_count")
+	if err != nil || k == 0 || k > 1<<16 {
+		return 1
+	}
+	return int(k)
 }
 
 // baseline is the process usage at Open, so Stats can report faults caused

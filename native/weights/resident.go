@@ -47,7 +47,7 @@ func (w *fileWeights) acquireResident(ctx context.Context, g int) ([][]byte, err
 		if g+1 < len(w.groups) {
 			// Cold start: ask the kernel to read the next group ahead.
 			// Later passes find the pages mapped already.
-			for _, t := range w.groups[g+1].tensors {
+			for _, t := range append(w.groups[g+1].tensors, w.groups[g+1].experts...) {
 				_ = w.st.Map().Advise(t.Off, int64(t.Info.Size), mmap.WillNeed)
 			}
 		}
@@ -68,7 +68,8 @@ func (w *fileWeights) prime(ctx context.Context, gr *group) {
 		return
 	}
 	m := w.st.Map()
-	for _, t := range gr.tensors {
+	// A layer's experts too: resident mode maps the whole model.
+	for _, t := range append(gr.tensors[:len(gr.tensors):len(gr.tensors)], gr.experts...) {
 		n := int64(t.Info.Size)
 		if m.Advise(t.Off, n, mmap.Populate) != nil || w.huge.check(ctx, m, t.Off, n, nil) != nil {
 			return

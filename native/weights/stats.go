@@ -22,6 +22,11 @@ type PassStats struct {
 	LateArrivals int64         `json:"late_arrivals"` // stalls on a group whose prefetch was already in flight
 	Depth        int           `json:"depth"`         // look-ahead at the end of the pass
 	RSS          int64         `json:"rss"`           // resident set size sampled at the end of the pass (0 if unknown)
+	// Mixture-of-experts layers (see Stats).
+	ExpertAcquisitions int64         `json:"expert_acquisitions,omitempty"`
+	ExpertHits         int64         `json:"expert_hits,omitempty"`
+	ExpertBytesRead    int64         `json:"expert_bytes_read,omitempty"`
+	ExpertStallTime    time.Duration `json:"expert_stall_time_ns,omitempty"`
 }
 
 // Stats is the run's telemetry so far.
@@ -56,6 +61,19 @@ type Stats struct {
 	// Faults since Open, from getrusage (process-wide).
 	MinorFaults int64 `json:"minor_faults"`
 	MajorFaults int64 `json:"major_faults"`
+	// Mixture-of-experts layers: the policy evicting cached experts
+	// (budget mode); expert acquisitions by the graph; hits, those whose
+	// expert was in the cache before its batch asked for it (resident mode:
+	// all); misses, those whose expert was read for its batch (read ahead
+	// by WillNeedExperts or on demand); the bytes read for experts; and the
+	// acquisitions that blocked and for how long in all.
+	ExpertPolicy       string        `json:"expert_policy,omitempty"`
+	ExpertAcquisitions int64         `json:"expert_acquisitions,omitempty"`
+	ExpertHits         int64         `json:"expert_hits,omitempty"`
+	ExpertMisses       int64         `json:"expert_misses,omitempty"`
+	ExpertBytesRead    int64         `json:"expert_bytes_read,omitempty"`
+	ExpertStalls       int64         `json:"expert_stalls,omitempty"`
+	ExpertStallTime    time.Duration `json:"expert_stall_time_ns,omitempty"`
 	// RSS: now (from /proc/self/status VmRSS), process peak (ru_maxrss), and
 	// the per-pass samples (most recent MaxPassStats passes).
 	RSS     int64       `json:"rss"`
@@ -113,6 +131,26 @@ func (w *fileWeights) touched(n int64, hit, late bool, wait time.Duration) {
 	}
 }
 
+// expertTouched records one expert acquisition of n bytes. Called with
+// w.mu held.
+func (w *fileWeights) expertTouched(n int64, hit bool, wait time.Duration) {
+	w.tot.ExpertAcquisitions++
+	w.cur.ExpertAcquisitions++
+	w.tot.BytesTouched += n
+	w.cur.BytesTouched += n
+	if hit {
+		w.tot.ExpertHits++
+		w.cur.ExpertHits++
+	} else {
+		w.tot.ExpertMisses++
+	}
+	if wait > 0 {
+		w.tot.ExpertStalls++
+		w.tot.ExpertStallTime += wait
+		w.cur.ExpertStallTime += wait
+	}
+}
+
 func (w *fileWeights) endPass() {
 	if w.pf != nil {
 		// Groups the graph did not acquire this pass (row-only tables) are
@@ -124,6 +162,8 @@ func (w *fileWeights) endPass() {
 	}
 	m := w.moved.Load()
 	w.cur.BytesMoved, w.passMoved = m-w.passMoved, m
+	xr := w.xread.Load()
+	w.cur.ExpertBytesRead, w.passXRead = xr-w.passXRead, xr
 	w.cur.Pass = w.tot.Passes
 	w.cur.Depth = w.depth
 	if rss, err := telemetry.CurrentRSS(); err == nil {
@@ -166,6 +206,10 @@ func (w *fileWeights) stats() Stats {
 	w.mu.Lock()
 	s := w.tot
 	s.BytesMoved = w.moved.Load()
+	s.ExpertBytesRead = w.xread.Load()
+	if s.ExpertAcquisitions > 0 && w.opt.Mode == Budget {
+		s.ExpertPolicy = w.opt.ExpertPolicy
+	}
 	s.Depth = w.depth
 	s.LastDecision = w.decision
 	if w.cache != nil {

@@ -35,6 +35,18 @@ type group struct {
 	bytes   int64       // sum of tensor sizes
 	views   [][]byte    // resident and budget map: slices of the mapping
 	ranges  []fileRange // budget map: the file ranges the loader populates and drops (fileRanges)
+
+	// Mixture-of-experts layer (experts.go): the 3-D expert tensors, the
+	// bytes of one expert in each, each one's offset in an expert buffer,
+	// one expert's buffer size and data bytes, and the plan-wide index of
+	// the group's expert 0.
+	experts []*store.Tensor
+	nExpert int
+	xstride []int64
+	xoffs   []int64
+	xsize   int64
+	xbytes  int64
+	xfirst  int
 }
 
 // fileWeights implements model.Weights over an opened file for every
@@ -57,14 +69,22 @@ type fileWeights struct {
 	// budget
 	cache *cache.Cache
 	pf    *prefetch.Prefetcher
+	xc    *expertCache // nil unless the plan has experts
 	depth int
-	huge  *hugeState // resident and budget map: page-cache folio repair; one caller at a time (see hugeState)
+	// expertsUsed is how many experts a token uses per layer (file
+	// metadata), for the minimum budget; readHook replaces the expert
+	// reader's pread in tests.
+	expertsUsed int
+	readHook    func(ctx context.Context, dst []byte, off int64, what string) error
+	huge        *hugeState // resident and budget map: page-cache folio repair; one caller at a time (see hugeState)
 
 	// telemetry (stats.go). moved is atomic because the loader adds to it
 	// without w.mu (which Close holds while stopping the loader).
 	moved     atomic.Int64
-	passMoved int64 // moved at the start of the current pass
-	winMoved  int64 // moved at the start of the current window
+	xread     atomic.Int64 // expert bytes read (budget modes)
+	passMoved int64        // moved at the start of the current pass
+	passXRead int64        // xread at the start of the current pass
+	winMoved  int64        // moved at the start of the current window
 	tot       Stats
 	cur       PassStats
 	lastG     int
@@ -75,8 +95,8 @@ type fileWeights struct {
 	decision  policy.Decision
 }
 
-func newWeights(st *store.Store, opt Options, pcfg policy.Config) (*fileWeights, error) {
-	w := &fileWeights{st: st, opt: opt, pcfg: pcfg, base: baseline(), lastG: -1}
+func newWeights(st *store.Store, opt Options, pcfg policy.Config, expertsUsed int) (*fileWeights, error) {
+	w := &fileWeights{st: st, opt: opt, pcfg: pcfg, base: baseline(), lastG: -1, expertsUsed: max(expertsUsed, 1)}
 	w.tot.Mode = opt.Mode
 	w.tot.FileSize = st.Map().Size()
 	if opt.Mode == Budget {
@@ -115,7 +135,7 @@ func (w *fileWeights) Declare(p model.Plan) error {
 	}
 	groups := make([]group, len(p.Groups))
 	var largest int64
-	largestName := ""
+	largestName, largestNote := "", ""
 	for i, pg := range p.Groups {
 		if len(pg.Tensors) == 0 {
 			return fmt.Errorf("weights: plan group %d (%q) has no tensors", i, pg.Name)
@@ -129,6 +149,9 @@ func (w *fileWeights) Declare(p model.Plan) error {
 			g.tensors = append(g.tensors, t)
 			g.bytes += int64(t.Info.Size)
 		}
+		if err := expertLayout(&g, pg, w.st); err != nil {
+			return err
+		}
 		var err error
 		switch {
 		case w.opt.Mode == Resident:
@@ -141,8 +164,14 @@ func (w *fileWeights) Declare(p model.Plan) error {
 		if err != nil {
 			return err
 		}
-		if bs := cache.BufferSize(g.size); bs > largest && !rowOnly(pg) {
-			largest, largestName = bs, pg.Name
+		// A layer with experts must hold, beside its dense group, the
+		// experts one token uses there.
+		k := min(w.expertsUsed, g.nExpert)
+		if bs := cache.BufferSize(g.size) + int64(k)*cache.BufferSize(g.xsize); bs > largest && !rowOnly(pg) {
+			largest, largestName, largestNote = bs, pg.Name, ""
+			if k > 0 {
+				largestNote = fmt.Sprintf(" plus the %d experts a token uses there (%s each)", k, FormatSize(cache.BufferSize(g.xsize)))
+			}
 		}
 		groups[i] = g
 	}
@@ -156,9 +185,12 @@ func (w *fileWeights) Declare(p model.Plan) error {
 			return fmt.Errorf("weights: Declare while group %q is acquired", w.groups[g].name)
 		}
 	}
+	if w.xc != nil && w.xc.heldCount() > 0 {
+		return errors.New("weights: Declare while experts are acquired")
+	}
 	if w.opt.Mode == Budget && w.opt.Budget < largest {
-		return fmt.Errorf("weights: memory budget %s is below the largest weight group %q (%s); the minimum budget for this model is %dMiB",
-			FormatSize(w.opt.Budget), largestName, FormatSize(largest), ceilMiB(largest))
+		return fmt.Errorf("weights: memory budget %s is below the largest weight group %q%s (%s); the minimum budget for this model is %dMiB",
+			FormatSize(w.opt.Budget), largestName, largestNote, FormatSize(largest), ceilMiB(largest))
 	}
 	w.stopBudget()
 	w.groups, w.held, w.entries = groups, make([]int, len(groups)), make([]*cache.Entry, len(groups))
@@ -250,6 +282,9 @@ func (w *fileWeights) Release(g int) {
 	if w.held[g] > 0 || w.opt.Mode != Budget {
 		return
 	}
+	if w.xc != nil && len(w.groups[g].experts) > 0 {
+		w.xc.endGroup(g)
+	}
 	w.releaseBudget(g)
 }
 
@@ -295,7 +330,8 @@ func (w *fileWeights) FaultError(addr uintptr, cause error) error {
 	}
 	what := ""
 	for i := range w.groups {
-		for _, t := range w.groups[i].tensors {
+		gr := &w.groups[i]
+		for _, t := range append(gr.tensors[:len(gr.tensors):len(gr.tensors)], gr.experts...) {
 			if off >= t.Off && off < t.Off+int64(t.Info.Size) {
 				what = ", tensor " + gguf.QuoteName(t.Info.Name)
 			}

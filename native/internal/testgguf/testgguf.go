@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"sort"
 
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/gguf"
@@ -27,6 +28,12 @@ const alignment = 32
 // Pattern(k, i)) and returns the tensor table as written and the absolute
 // offset of the data section, so tests can check a parser against it.
 func Write(path string, tensors []Tensor) ([]gguf.TensorInfo, int64, error) {
+	return WriteMeta(path, tensors, nil)
+}
+
+// WriteMeta is Write with extra uint32 metadata (such as
+// "llama.expert_used_count"), written in key order.
+func WriteMeta(path string, tensors []Tensor, u32 map[string]uint32) ([]gguf.TensorInfo, int64, error) {
 	var h bytes.Buffer
 	le := binary.LittleEndian
 	w32 := func(v uint32) { binary.Write(&h, le, v) }
@@ -35,10 +42,20 @@ func Write(path string, tensors []Tensor) ([]gguf.TensorInfo, int64, error) {
 	h.WriteString("GGUF")
 	w32(3)
 	w64(uint64(len(tensors)))
-	w64(1)
+	w64(uint64(1 + len(u32)))
 	str("general.architecture")
 	w32(8) // string
 	str("llama")
+	keys := make([]string, 0, len(u32))
+	for k := range u32 {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		str(k)
+		w32(4) // uint32
+		w32(u32[k])
+	}
 	sizes := make([]uint64, len(tensors))
 	infos := make([]gguf.TensorInfo, len(tensors))
 	var off uint64
