@@ -23,8 +23,11 @@ func init() {
 			biasQ, biasK, biasV, biasOut, attnQKV, biasQKV},
 		Keys: []string{"expert_count", "expert_used_count"},
 		Read: func(r Reader, c *Config) error {
-			c.ExpertGating, c.ExpertNorm = GatingSoftmax, true
-			return r.readExperts(c, "")
+			if err := r.readExperts(c, ""); err != nil {
+				return err
+			}
+			c.ExpertNorm = c.NExpert > 0
+			return nil
 		},
 	})
 }

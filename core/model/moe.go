@@ -269,17 +269,19 @@ func (m *Model) route(b int) {
 // largest first; equal values keep index order (an insertion that moves
 // only past strictly smaller values). NaNs sort last.
 func topK(p []float32, sel []int32) {
+	// above: v sorts before w (a NaN w is below every number).
+	above := func(v, w float32) bool { return v > w || (w != w && v == v) }
 	k, n := len(sel), 0
 	for i, v := range p {
 		j := n
 		if n < k {
 			n++
-		} else if v > p[sel[k-1]] {
+		} else if above(v, p[sel[k-1]]) {
 			j = k - 1
 		} else {
 			continue
 		}
-		for j > 0 && v > p[sel[j-1]] {
+		for j > 0 && above(v, p[sel[j-1]]) {
 			sel[j] = sel[j-1]
 			j--
 		}

@@ -171,6 +171,9 @@ func (c Config) validate() error {
 	if err != nil {
 		return err
 	}
+	if err := c.Arch.validate(s, ac); err != nil {
+		return err
+	}
 	for _, n := range []int{c.Embd, c.FF, ac.NFFExp} {
 		if uint64(n)%bs != 0 {
 			return fmt.Errorf("synth: row length %d is not a multiple of the %s block size %d", n, c.Type, bs)
@@ -185,7 +188,7 @@ func (c Config) validate() error {
 	if ac.QDim()%int(bs) != 0 {
 		return fmt.Errorf("synth: query width %d is not a multiple of the %s block size %d", ac.QDim(), c.Type, bs)
 	}
-	return c.Arch.validate(s, ac)
+	return nil
 }
 
 // archName is the architecture written ("" and mixtral mean llama).
@@ -300,7 +303,6 @@ const (
 	kRopeFreqs // llama3 frequency divisors
 	kRopeLong  // LongRoPE long-context divisors (1 .. 21, rising)
 	kRopeShort // LongRoPE short-context divisors (1 .. 1.5)
-	kRouter    // ffn_gate_inp: see the router model in moe.go
 )
 
 type plan struct {
@@ -360,8 +362,6 @@ func kindOf(t arch.Tensor) kind {
 		return kBias
 	case t.Kind == arch.Vector:
 		return kNorm
-	case t.Name == "ffn_gate_inp.weight":
-		return kRouter
 	case t.Name == "attn_output.weight" || t.Name == "ffn_down.weight" || t.Name == "ffn_down_exps.weight" ||
 		t.Name == "ffn_down_shexp.weight":
 		return kResidual
@@ -381,6 +381,7 @@ func Write(ctx context.Context, w io.Writer, c Config, progress Progress) error 
 	g.buildPreimages()
 	if c.Arch.moe() {
 		g.shared = sharedDirection(c.Seed, c.Embd)
+		g.topic = topics(g.succ(vocab))
 	}
 	var done uint64
 	for _, p := range plans {
@@ -696,8 +697,9 @@ type gen struct {
 	succ  func(int) []int32
 	pre   [][]int32 // pre[j] = tokens whose successor is j
 	// shared is the direction every token embedding of a MoE file has in
-	// common, which the routers' popularity reads (moe.go); nil otherwise.
+	// common, which gives the routers' popularity (moe.go); nil otherwise.
 	shared []float32
+	topic  []int32 // each token's topic (moe.go)
 }
 
 func (g *gen) buildPreimages() {
@@ -779,11 +781,9 @@ func (g *gen) row(p plan, r int, x []float32) {
 	switch p.kind {
 	case kEmbd:
 		g.embdRow(r, x)
-		for i, v := range g.shared {
-			x[i] += sharedScale * v
+		if g.shared != nil {
+			g.moeEmbd(r, x)
 		}
-	case kRouter:
-		g.routerRow(p.info.Name, r, x)
 	case kNorm:
 		rg := newRNG(g.c.Seed, p.info.Name, r)
 		for i := range x {
