@@ -77,6 +77,9 @@ const (
 	HeadDim                // head_dim (per-head q/k norms)
 	RotHalf                // n_rot/2 (RoPE frequency factors)
 	Vocab                  // n_vocab (rows of token_embd)
+	Expert                 // n_expert (experts of a MoE layer)
+	FFExp                  // n_ff_exp (one expert's feed-forward length)
+	FFShexp                // n_ff_shexp (the shared expert's feed-forward length)
 )
 
 func (d Dim) size(c *Config) int {
@@ -99,6 +102,12 @@ func (d Dim) size(c *Config) int {
 		return c.NRot / 2
 	case Vocab:
 		return c.NVocab
+	case Expert:
+		return c.NExpert
+	case FFExp:
+		return c.NFFExp
+	case FFShexp:
+		return c.NFFShexp
 	}
 	panic(fmt.Sprintf("arch: unknown dim %d", d))
 }
@@ -116,18 +125,20 @@ const (
 type Feature int
 
 const (
-	None        Feature = iota
-	QKVBias             // attn_q/k/v.bias added after the projections
-	OutBias             // attn_output.bias
-	FusedQKV            // one attn_qkv matrix instead of attn_q/k/v
-	FusedBias           // attn_qkv.bias
-	QKNorm              // per-head RMSNorm of q and k before RoPE
-	PostNorms           // RMSNorm of the attention and FFN outputs before each residual add
-	FusedUp             // ffn_up holds gate and up (2·n_ff rows), no ffn_gate
-	Output              // a separate output.weight (else the logits reuse token_embd)
-	OutputBias          // output.bias
-	RopeFreqs           // rope_freqs.weight divides the RoPE frequencies (llama 3.x scaling)
-	RopeFactors         // rope_factors_long/short.weight (LongRoPE)
+	None         Feature = iota
+	QKVBias              // attn_q/k/v.bias added after the projections
+	OutBias              // attn_output.bias
+	FusedQKV             // one attn_qkv matrix instead of attn_q/k/v
+	FusedBias            // attn_qkv.bias
+	QKNorm               // per-head RMSNorm of q and k before RoPE
+	PostNorms            // RMSNorm of the attention and FFN outputs before each residual add
+	FusedUp              // ffn_up holds gate and up (2·n_ff rows), no ffn_gate
+	Output               // a separate output.weight (else the logits reuse token_embd)
+	OutputBias           // output.bias
+	RopeFreqs            // rope_freqs.weight divides the RoPE frequencies (llama 3.x scaling)
+	RopeFactors          // rope_factors_long/short.weight (LongRoPE)
+	MoE                  // ffn_gate_inp router and ffn_{gate,up,down}_exps experts instead of ffn_gate/up/down
+	SharedExpert         // ffn_{gate,up,down}_shexp with its sigmoid gate ffn_gate_inp_shexp (qwen2moe)
 )
 
 // Tensor is one row of an architecture's tensor table.
@@ -225,7 +236,25 @@ var (
 	kNorm    = Tensor{Name: "attn_k_norm.weight", Dims: []Dim{HeadDim}, Kind: Vector, Feature: QKNorm}
 	postAttn = Tensor{Name: "post_attention_norm.weight", Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
 	postFFN  = Tensor{Name: "post_ffw_norm.weight", Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
+
+	// Mixture of experts: the router (n_expert rows, F32 in every file
+	// llama.cpp writes: its quantizer leaves it alone) and the three 3-D
+	// expert tensors, expert e being the e-th ne0 x ne1 matrix of each.
+	gateInp  = Tensor{Name: "ffn_gate_inp.weight", Dims: []Dim{Embd, Expert}, Kind: Matrix, Feature: MoE}
+	gateExps = Tensor{Name: "ffn_gate_exps.weight", Dims: []Dim{Embd, FFExp, Expert}, Kind: Matrix, Feature: MoE}
+	upExps   = Tensor{Name: "ffn_up_exps.weight", Dims: []Dim{Embd, FFExp, Expert}, Kind: Matrix, Feature: MoE}
+	downExps = Tensor{Name: "ffn_down_exps.weight", Dims: []Dim{FFExp, Embd, Expert}, Kind: Matrix, Feature: MoE}
+	// The shared expert: an ordinary SwiGLU block whose output is scaled
+	// by sigmoid(ffn_gate_inp_shexp · x), one weight row.
+	gateInpSh = Tensor{Name: "ffn_gate_inp_shexp.weight", Dims: []Dim{Embd}, Kind: Matrix, Feature: SharedExpert}
+	gateSh    = Tensor{Name: "ffn_gate_shexp.weight", Dims: []Dim{Embd, FFShexp}, Kind: Matrix, Feature: SharedExpert}
+	upSh      = Tensor{Name: "ffn_up_shexp.weight", Dims: []Dim{Embd, FFShexp}, Kind: Matrix, Feature: SharedExpert}
+	downSh    = Tensor{Name: "ffn_down_shexp.weight", Dims: []Dim{FFShexp, Embd}, Kind: Matrix, Feature: SharedExpert}
 )
+
+// ExpertTensors are the names (after "blk.N.") of the 3-D expert tensors
+// in the order core/model's plan lists them (Group.Experts).
+var ExpertTensors = []string{gateExps.Name, upExps.Name, downExps.Name}
 
 // Size is dimension d under c.
 func (c *Config) Size(d Dim) int { return d.size(c) }
@@ -271,5 +300,18 @@ func (s *Spec) Defaults(c *Config) {
 // required returns t with its feature always on (qwen2's biases).
 func required(t Tensor) Tensor {
 	t.Optional = false
+	return t
+}
+
+// optional returns t turned on by its presence in layer 0 (llama's experts).
+func optional(t Tensor) Tensor {
+	t.Optional = true
+	return t
+}
+
+// unless returns t, unused when feature f is on (llama's dense
+// feed-forward when the file has experts).
+func unless(t Tensor, f Feature) Tensor {
+	t.Unless = f
 	return t
 }

@@ -59,7 +59,31 @@ type Config struct {
 	RopeScaleSWA   float32 // RoPE freq scale of sliding layers
 	RopeAttnFactor float32 // rope.scaling.attn_factor: cos/sin multiplier (LongRoPE); 0 = 1
 	RopeOrigCtx    int     // rope.scaling.original_context_length; LongRoPE uses the long factors beyond it; 0 = NCtxTrain
+
+	// Mixture of experts (every layer's feed-forward when MoE is on).
+	MoE          bool    // ffn_gate_inp + ffn_{gate,up,down}_exps replace ffn_gate/up/down
+	SharedExpert bool    // ffn_{gate,up,down}_shexp gated by sigmoid(ffn_gate_inp_shexp·x), added to the experts' sum
+	NExpert      int     // <arch>.expert_count
+	NExpertUsed  int     // <arch>.expert_used_count: experts each token runs (top-k)
+	NFFExp       int     // one expert's feed-forward length
+	NFFShexp     int     // the shared expert's feed-forward length
+	ExpertGating Gating  // router probabilities from the logits
+	ExpertNorm   bool    // the top-k weights are divided by their sum
+	ExpertScale  float32 // the weights are multiplied by it; 0 = 1
 }
+
+// Gating is how a MoE router turns its logits into expert probabilities
+// (llama.cpp's llama_expert_gating_func_type).
+type Gating int
+
+const (
+	GatingSoftmax       Gating = iota // softmax over all experts, then top-k
+	GatingSigmoid                     // sigmoid of each logit, then top-k
+	GatingSoftmaxWeight               // top-k of the logits, softmax over the k chosen
+)
+
+// MaxExperts bounds expert_count as llama.cpp's LLAMA_MAX_EXPERTS does.
+const MaxExperts = 512
 
 // QDim is the length of a token's query vector (all heads).
 func (c Config) QDim() int { return c.NHead * c.HeadDim }
@@ -100,6 +124,10 @@ func (c *Config) flag(f Feature) *bool {
 		return &c.RopeFreqs
 	case RopeFactors:
 		return &c.RopeFactors
+	case MoE:
+		return &c.MoE
+	case SharedExpert:
+		return &c.SharedExpert
 	}
 	panic(fmt.Sprintf("arch: feature %d has no flag", f))
 }
@@ -319,8 +347,8 @@ func (c *Config) resolve(f *gguf.File, s *Spec) error {
 		return fmt.Errorf("model: tensor %s has shape %v, want [%d, n_vocab]", tokEmbd.Name, emb.Dims, c.NEmbd)
 	}
 	c.NVocab = int(emb.Dims[1])
-	if _, ok := f.Tensor(LayerName(0, "ffn_gate_inp.weight")); ok {
-		return unsupported("mixture-of-experts layers (%s)", LayerName(0, "ffn_gate_inp.weight"))
+	if _, ok := f.Tensor(LayerName(0, gateInp.Name)); ok && !s.Offers(MoE) {
+		return unsupported("mixture-of-experts layers in a %s file (%s)", c.Arch, LayerName(0, gateInp.Name))
 	}
 	// Optional features: on when their first tensor is present (layer 0).
 	c.TiedOutput = true
@@ -346,6 +374,9 @@ func (c *Config) resolve(f *gguf.File, s *Spec) error {
 	// Required tensors turn their feature on unless a fused alternative
 	// replaces them.
 	s.Defaults(c)
+	if err := c.checkExperts(f); err != nil {
+		return err
+	}
 	for _, t := range s.Global {
 		if c.Used(t) {
 			if err := c.check(f, t, t.Name); err != nil {
@@ -363,6 +394,59 @@ func (c *Config) resolve(f *gguf.File, s *Spec) error {
 					return err
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// checkExperts requires the expert counts exactly when the file has
+// experts, so every expert tensor's shape is checked against them.
+func (c *Config) checkExperts(f *gguf.File) error {
+	router := LayerName(0, gateInp.Name)
+	switch {
+	case c.MoE && c.NExpert == 0:
+		if _, ok := f.Tensor(router); !ok {
+			return fmt.Errorf("model: tensor %s is missing (%s has experts in every layer)", router, c.Arch)
+		}
+		return fmt.Errorf("model: %s.expert_count is missing or 0 but the file has experts (%s)", c.Arch, router)
+	case !c.MoE && c.NExpert > 0:
+		return fmt.Errorf("model: %s.expert_count = %d but the file has no router (%s)", c.Arch, c.NExpert, router)
+	}
+	return nil
+}
+
+// readExperts reads the expert counts every MoE architecture shares, as
+// llama.cpp checks them: expert_count <= MaxExperts, 0 < expert_used_count
+// <= expert_count (both 0 for a dense file). ffExp is the metadata key of
+// one expert's feed-forward length ("" = feed_forward_length, as llama's
+// Mixtral files use); when absent it defaults to n_ff / n_expert_used.
+func (r Reader) readExperts(c *Config, ffExp string) error {
+	var err error
+	if c.NExpert, err = r.OptCount("expert_count", 0); err != nil {
+		return err
+	}
+	if c.NExpertUsed, err = r.OptCount("expert_used_count", 0); err != nil {
+		return err
+	}
+	switch {
+	case c.NExpert > MaxExperts:
+		return fmt.Errorf("model: %s = %d: more than the %d experts llama.cpp accepts", r.Key("expert_count"), c.NExpert, MaxExperts)
+	case c.NExpert == 0 && c.NExpertUsed != 0:
+		return fmt.Errorf("model: %s = %d without %s", r.Key("expert_used_count"), c.NExpertUsed, r.Key("expert_count"))
+	case c.NExpert > 0 && (c.NExpertUsed == 0 || c.NExpertUsed > c.NExpert):
+		return fmt.Errorf("model: %s = %d: must be in [1, %s = %d]", r.Key("expert_used_count"), c.NExpertUsed, r.Key("expert_count"), c.NExpert)
+	}
+	if c.NExpert == 0 {
+		return nil
+	}
+	c.NFFExp = c.NFF
+	if ffExp != "" {
+		if c.NFFExp, err = r.OptInt(ffExp, c.NFF/c.NExpertUsed); err != nil {
+			return err
+		}
+		if c.NFFExp == 0 {
+			return fmt.Errorf("model: %s is missing and %s / %s = %d / %d is 0", r.Key(ffExp), r.Key("feed_forward_length"),
+				r.Key("expert_used_count"), c.NFF, c.NExpertUsed)
 		}
 	}
 	return nil

@@ -119,7 +119,7 @@ func (m *Model) segmentBatch(ctx context.Context, toks []int32, seqs []SeqBatch,
 		if err != nil {
 			return fmt.Errorf("model: acquiring %s: %w", m.plan.Groups[g].Name, err)
 		}
-		err = m.layer(l, ts, nb, 0)
+		err = m.layer(ctx, l, ts, nb, 0)
 		m.w.Release(g)
 		if err != nil {
 			return fmt.Errorf("model: %s: %w", m.plan.Groups[g].Name, err)

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -12,13 +13,14 @@ import (
 // per-head q/k norms, RoPE, optional q scaling, causal attention with
 // optional soft-cap and sliding window, output projection) → optional
 // post-norm → residual add; RMSNorm → gated feed-forward (SwiGLU or GeGLU,
-// gate and up separate or fused) → optional post-norm → residual add. The
+// gate and up separate or fused; or a mixture of experts, moe.go) →
+// optional post-norm → residual add. The
 // options come from the file's Config (core/arch): an architecture chooses
 // among them rather than adding branches here. With every option off, the
 // sequence of operations is the llama graph's, operation for operation.
 
 // layer runs one transformer block on the batch in m.x, in place.
-func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
+func (m *Model) layer(ctx context.Context, l int, ts [][]byte, nb, pos0 int) error {
 	c := m.Cfg
 	E, Q := c.NEmbd, c.QDim()
 	ty := m.types[l*nSlots : (l+1)*nSlots]
@@ -57,7 +59,11 @@ func (m *Model) layer(l int, ts [][]byte, nb, pos0 int) error {
 	if err := m.norm(ty[sFFNNorm], m.t(ts, sFFNNorm), nb); err != nil {
 		return err
 	}
-	if err := m.ffn(ty, ts, nb); err != nil {
+	if c.MoE {
+		if err := m.moeFFN(ctx, l, ty, ts, nb); err != nil {
+			return err
+		}
+	} else if err := m.ffn(ty, ts, nb); err != nil {
 		return err
 	}
 	if c.PostNorms {

@@ -44,13 +44,26 @@ const (
 	sKNorm
 	sPostAttn
 	sPostFFN
+	sGateInp
+	sGateExps
+	sUpExps
+	sDownExps
+	sGateInpSh
+	sGateSh
+	sUpSh
+	sDownSh
 	nSlots
 )
 
 var layerTensors = [nSlots]string{"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
 	"attn_output.weight", "ffn_norm.weight", "ffn_gate.weight", "ffn_up.weight", "ffn_down.weight",
 	"attn_q.bias", "attn_k.bias", "attn_v.bias", "attn_output.bias", "attn_qkv.weight", "attn_qkv.bias",
-	"attn_q_norm.weight", "attn_k_norm.weight", "post_attention_norm.weight", "post_ffw_norm.weight"}
+	"attn_q_norm.weight", "attn_k_norm.weight", "post_attention_norm.weight", "post_ffw_norm.weight",
+	"ffn_gate_inp.weight", "ffn_gate_exps.weight", "ffn_up_exps.weight", "ffn_down_exps.weight",
+	"ffn_gate_inp_shexp.weight", "ffn_gate_shexp.weight", "ffn_up_shexp.weight", "ffn_down_shexp.weight"}
+
+// expertSlots are the 3-D expert tensors' slots in Group.Experts order.
+var expertSlots = [3]int{sGateExps, sUpExps, sDownExps}
 
 // Model runs a decoder-only transformer over one sequence: the shared
 // blocks (norms, attention, feed-forward, residual adds) composed as the
@@ -89,6 +102,7 @@ type Model struct {
 	rope, ropeSWA                        kernels.Rope // global and sliding-window layers
 	ropeCS                               []float32
 	fz                                   fusedMV // generation's fused dispatches
+	moe                                  moeScratch
 	aj                                   attnJob
 	attnRun                              func(lo, hi int) // m.attnWork, bound once
 }
@@ -165,6 +179,11 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 			m.qScale = 1 / float32(math.Sqrt(float64(float32(cfg.HeadDim))))
 		}
 	}
+	if cfg.MoE {
+		if err := m.expertSizes(); err != nil {
+			return nil, err
+		}
+	}
 	m.alloc()
 	m.pool = kernels.NewPool(opt.Threads)
 	m.fz.k = m.k
@@ -203,14 +222,28 @@ func (m *Model) buildPlan() error {
 		m.slot[s] = -1
 	}
 	_, table := spec.Tensors(&c)
-	var names []string
+	// The expert tensors go to Group.Experts, and also to the end of
+	// Tensors unless the Weights serves them one expert at a time.
+	_, byExpert := m.w.(ExpertWeights)
+	var names, experts []string
 	for _, t := range table {
 		s := slotOf(t.Name)
 		if s < 0 {
 			return fmt.Errorf("model: %s's table names %s, which no graph block reads", c.Arch, t.Name)
 		}
-		m.slot[s] = len(names)
-		names = append(names, t.Name)
+		if expertSlot(s) < 0 {
+			m.slot[s] = len(names)
+			names = append(names, t.Name)
+		}
+	}
+	if c.MoE {
+		for _, s := range expertSlots {
+			experts = append(experts, layerTensors[s])
+			if !byExpert {
+				m.slot[s] = len(names)
+				names = append(names, layerTensors[s])
+			}
+		}
 	}
 	groups := []Group{{Name: "input", Tensors: []string{tokEmbd}}}
 	for i := 0; i < c.NLayer; i++ {
@@ -223,6 +256,21 @@ func (m *Model) buildPlan() error {
 			}
 			m.types[i*nSlots+slotOf(n)] = ti.Type
 			g.Tensors = append(g.Tensors, full)
+		}
+		for _, n := range experts {
+			full := blk(i, n)
+			ti, ok := m.w.Info(full)
+			if !ok {
+				return fmt.Errorf("model: tensor %s is missing", full)
+			}
+			if err := checkExpertTensor(ti, c.NExpert); err != nil {
+				return err
+			}
+			m.types[i*nSlots+slotOf(n)] = ti.Type
+			g.Experts = append(g.Experts, full)
+		}
+		if len(experts) > 0 {
+			g.NExpert = c.NExpert
 		}
 		groups = append(groups, g)
 	}
@@ -296,8 +344,10 @@ func (m *Model) alloc() {
 	m.att = make([]float32, nb*c.QDim())
 	m.kk = make([]float32, nb*c.KVDim())
 	m.vv = make([]float32, nb*c.KVDim())
-	m.gate = make([]float32, nb*c.NFF)
-	m.up = make([]float32, nb*c.NFF)
+	if !c.MoE {
+		m.gate = make([]float32, nb*c.NFF)
+		m.up = make([]float32, nb*c.NFF)
+	}
 	m.normW = make([]float32, c.NEmbd)
 	m.bias = make([]float32, max(c.QDim()+2*c.KVDim(), c.NEmbd))
 	m.qkNormW = make([]float32, 2*c.HeadDim)
@@ -306,7 +356,10 @@ func (m *Model) alloc() {
 	}
 	m.logits = make([]float32, c.NVocab)
 	m.ropeCS = make([]float32, nb*c.NRot) // one cos/sin cache per batch token
-	widest := max(c.NEmbd, c.QDim(), c.NFF)
+	widest := max(c.NEmbd, c.QDim(), c.NFF, c.NFFExp, c.NFFShexp)
+	if c.MoE {
+		m.allocMoE()
+	}
 	for i := range m.actBuf {
 		m.actBuf[i] = make([]byte, nb*actRowBytes(ggml.F32, widest)) // F32 is the widest encoding
 	}
@@ -406,7 +459,7 @@ func (m *Model) batch(ctx context.Context, toks []int32, wantLogits bool) error 
 		if err != nil {
 			return fmt.Errorf("model: acquiring %s: %w", m.plan.Groups[g].Name, err)
 		}
-		err = m.layer(l, ts, nb, pos0)
+		err = m.layer(ctx, l, ts, nb, pos0)
 		m.w.Release(g)
 		if err != nil {
 			return fmt.Errorf("model: %s: %w", m.plan.Groups[g].Name, err)

@@ -374,9 +374,12 @@ func TestConfigErrors(t *testing.T) {
 			c.meta = map[string]any{"llama.rope.scaling.type": "yarn", "llama.rope.scaling.factor": float32(4)}
 		}, `rope scaling type "yarn"`},
 		{"qwen2 without bias", func(c *tiny) { c.arch = "qwen2" }, "attn_q.bias is missing"},
-		{"moe", func(c *tiny) {
+		{"router without expert_count", func(c *tiny) {
 			c.extra = []gguf.TensorInfo{{Name: "blk.0.ffn_gate_inp.weight", Type: ggml.F32, Dims: []uint64{64, 4}}}
-		}, "mixture-of-experts"},
+		}, "llama.expert_count is missing or 0 but the file has experts (blk.0.ffn_gate_inp.weight)"},
+		{"expert_count without router", func(c *tiny) {
+			c.meta = map[string]any{"llama.expert_count": uint32(4), "llama.expert_used_count": uint32(2)}
+		}, "llama.expert_count = 4 but the file has no router"},
 		{"unsupported type", func(c *tiny) { c.typ = ggml.MXFP4 }, "has type MXFP4"},
 		{"vocab larger than the embedding", func(c *tiny) {
 			c.meta = map[string]any{"tokenizer.ggml.tokens": tokenNames(c.vocab + 1)}

@@ -57,6 +57,13 @@ type Weights interface {
 // An expert e of a 3-D tensor with dims [ne0, ne1, NExpert] is the
 // contiguous byte range [e*S, (e+1)*S), S = ne1 * rowSize(type, ne0): one
 // ordinary ne1 x ne0 matrix of the tensor's type.
+//
+// Order of calls the graph makes per MoE layer g, per forward batch:
+// Acquire(ctx, g) (the dense tensors, the router among them); attention,
+// then the router's top-k per token; WillNeedExperts(g, ids) with the
+// distinct experts the batch selected, in first-use order; for each of
+// them in that order AcquireExpert, multiply, ReleaseExpert (expert i+1
+// may be acquired before expert i is released); Release(g).
 type ExpertWeights interface {
 	Weights
 	// WillNeedExperts says the graph will soon acquire experts ids of group

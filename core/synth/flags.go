@@ -27,6 +27,7 @@ type Flags struct {
 	RopeBaseSWA, AttnSoftcap, FinalSoftcap      *float64
 	RopeScale                                   *float64
 	RopeFreqs, NoLongRope, FusedQKV, Bias, Tied *bool
+	Experts, ExpertsUsed, FFExp                 *int
 }
 
 // RegisterFlags defines the shape flags on fs.
@@ -63,6 +64,9 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		FusedQKV:      fs.Bool("fused-qkv", false, "one attn_qkv.weight instead of attn_q/k/v (always for phi3)"),
 		Bias:          fs.Bool("bias", false, "attn_q/k/v.bias (always for qwen2)"),
 		Tied:          fs.Bool("tied", false, "no output.weight: logits reuse token_embd (always for gemma2)"),
+		Experts:       fs.Int("experts", 0, "qwen3moe, qwen2moe, mixtral: experts per layer (expert_count)"),
+		ExpertsUsed:   fs.Int("experts-used", 0, "qwen3moe, qwen2moe, mixtral: experts each token runs (expert_used_count)"),
+		FFExp:         fs.Int("ff-exp", 0, "qwen3moe, qwen2moe, mixtral: one expert's feed-forward length (0 = ff/experts-used; mixtral: ff)"),
 	}
 }
 
@@ -83,6 +87,6 @@ func (f *Flags) Config() (Config, error) {
 		Arch: Arch{Name: *f.Arch, HeadDim: *f.HeadDim, Rot: *f.Rot, Window: *f.Window, WindowPattern: *f.WindowPattern,
 			RopeBaseSWA: float32(*f.RopeBaseSWA), AttnSoftcap: float32(*f.AttnSoftcap), FinalSoftcap: float32(*f.FinalSoftcap),
 			RopeScale: float32(*f.RopeScale), RopeFreqs: *f.RopeFreqs, OrigCtx: *f.OrigCtx, NoLongRope: *f.NoLongRope,
-			FusedQKV: *f.FusedQKV, Bias: *f.Bias, Tied: *f.Tied},
+			FusedQKV: *f.FusedQKV, Bias: *f.Bias, Tied: *f.Tied, Experts: *f.Experts, ExpertsUsed: *f.ExpertsUsed, FFExp: *f.FFExp},
 	}, nil
 }

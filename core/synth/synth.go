@@ -102,10 +102,24 @@ type Arch struct {
 	FusedQKV   bool `json:"fused_qkv,omitempty"` // one attn_qkv.weight instead of attn_q/k/v (always for phi3)
 	Bias       bool `json:"bias,omitempty"`      // attn_q/k/v.bias (always for qwen2), attn_qkv.bias when fused
 	Tied       bool `json:"tied,omitempty"`      // no output.weight (always for gemma2)
+	// Mixture of experts (qwen3moe, qwen2moe, mixtral: required there,
+	// refused elsewhere): expert_count, expert_used_count and one
+	// expert's feed-forward length (0 = FF / ExpertsUsed for qwen3moe and
+	// qwen2moe, whose shared expert is FF wide; mixtral's experts are
+	// feed_forward_length wide, so FFExp, when given, is written as that).
+	Experts     int `json:"experts,omitempty"`
+	ExpertsUsed int `json:"experts_used,omitempty"`
+	FFExp       int `json:"ff_exp,omitempty"`
 }
 
-// Archs are the architectures synth writes.
-func Archs() []string { return arch.Names() }
+// Mixtral is the Arch.Name that writes a llama file with experts.
+const Mixtral = "mixtral"
+
+// moe reports whether the architecture has experts.
+func (a Arch) moe() bool { return a.Name == "qwen3moe" || a.Name == "qwen2moe" || a.Name == Mixtral }
+
+// Archs are the architectures synth writes (mixtral: llama with experts).
+func Archs() []string { return append(arch.Names(), Mixtral) }
 
 // Progress is called after each chunk of rows with bytes of tensor data
 // written so far, the total, and the tensor being written.
@@ -131,6 +145,9 @@ func (c *Config) defaults() {
 	if c.KVHeads == 0 {
 		c.KVHeads = c.Heads
 	}
+	if c.Arch.Name == Mixtral && c.Arch.FFExp > 0 {
+		c.FF = c.Arch.FFExp // llama's experts are feed_forward_length wide
+	}
 }
 
 func (c Config) validate() error {
@@ -150,7 +167,14 @@ func (c Config) validate() error {
 		return fmt.Errorf("synth: weight type %s is not supported (use one of %v)", c.Type, Types())
 	}
 	bs := uint64(c.Type.BlockSize())
-	for _, n := range []int{c.Embd, c.FF} {
+	s, ac, err := c.archConfig(0)
+	if err != nil {
+		return err
+	}
+	if err := c.Arch.validate(s, ac); err != nil {
+		return err
+	}
+	for _, n := range []int{c.Embd, c.FF, ac.NFFExp} {
 		if uint64(n)%bs != 0 {
 			return fmt.Errorf("synth: row length %d is not a multiple of the %s block size %d", n, c.Type, bs)
 		}
@@ -161,19 +185,15 @@ func (c Config) validate() error {
 	if c.Vocab == nil && c.VocabSize < 259+26 {
 		return fmt.Errorf("synth: synthetic vocab needs at least %d tokens, got %d", 259+26, c.VocabSize)
 	}
-	s, ac, err := c.archConfig(0)
-	if err != nil {
-		return err
-	}
 	if ac.QDim()%int(bs) != 0 {
 		return fmt.Errorf("synth: query width %d is not a multiple of the %s block size %d", ac.QDim(), c.Type, bs)
 	}
-	return c.Arch.validate(s, ac)
+	return nil
 }
 
-// archName is the architecture written ("" means llama).
+// archName is the architecture written ("" and mixtral mean llama).
 func (a Arch) archName() string {
-	if a.Name == "" {
+	if a.Name == "" || a.Name == Mixtral {
 		return "llama"
 	}
 	return a.Name
@@ -204,7 +224,7 @@ func (c Config) archConfig(vocab int) (*arch.Spec, arch.Config, error) {
 		f  arch.Feature
 	}{{a.Bias && !(a.FusedQKV || name == "phi3"), arch.QKVBias}, {a.FusedQKV || name == "phi3", arch.FusedQKV},
 		{a.Bias && (a.FusedQKV || name == "phi3"), arch.FusedBias}, {a.RopeFreqs, arch.RopeFreqs},
-		{name == "phi3" && !a.NoLongRope, arch.RopeFactors}} {
+		{name == "phi3" && !a.NoLongRope, arch.RopeFactors}, {a.Name == Mixtral, arch.MoE}} {
 		if f.on {
 			if !s.Offers(f.f) {
 				return nil, arch.Config{}, fmt.Errorf("synth: architecture %s has no %s option", name, featureFlag[f.f])
@@ -213,11 +233,24 @@ func (c Config) archConfig(vocab int) (*arch.Spec, arch.Config, error) {
 		}
 	}
 	s.Defaults(&ac)
+	if ac.MoE {
+		ac.NExpert, ac.NExpertUsed = a.Experts, a.ExpertsUsed
+		ac.NFFExp = c.FF
+		if name != "llama" {
+			ac.NFFExp = a.FFExp
+			if ac.NFFExp == 0 && a.ExpertsUsed > 0 {
+				ac.NFFExp = c.FF / a.ExpertsUsed
+			}
+		}
+		if ac.SharedExpert {
+			ac.NFFShexp = c.FF
+		}
+	}
 	return s, ac, nil
 }
 
 var featureFlag = map[arch.Feature]string{arch.QKVBias: "--bias", arch.FusedBias: "--bias", arch.FusedQKV: "--fused-qkv", arch.RopeFreqs: "--rope-freqs",
-	arch.RopeFactors: "LongRoPE"}
+	arch.RopeFactors: "LongRoPE", arch.MoE: "experts"}
 
 func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
 	name := s.Name
@@ -241,6 +274,18 @@ func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
 		return fmt.Errorf("synth: LongRoPE options apply to phi3, not %s", name)
 	case a.Window < 0 || a.WindowPattern < 0 || a.OrigCtx < 0 || a.RopeScale < 0 || a.RopeBaseSWA < 0:
 		return fmt.Errorf("synth: window, pattern, original context, rope scale and rope base must be >= 0")
+	case !a.moe() && (a.Experts != 0 || a.ExpertsUsed != 0 || a.FFExp != 0):
+		return fmt.Errorf("synth: --experts, --experts-used and --ff-exp apply to qwen3moe, qwen2moe and mixtral, not %s", name)
+	case a.moe() && (a.Experts < 1 || a.Experts > arch.MaxExperts):
+		return fmt.Errorf("synth: %s needs --experts in [1, %d] (got %d)", a.Name, arch.MaxExperts, a.Experts)
+	case a.moe() && (a.ExpertsUsed < 1 || a.ExpertsUsed > a.Experts):
+		return fmt.Errorf("synth: --experts-used %d must be in [1, --experts %d]", a.ExpertsUsed, a.Experts)
+	case a.moe() && ac.NFFExp <= 0:
+		return fmt.Errorf("synth: expert feed-forward length %d must be positive", ac.NFFExp)
+	case a.FFExp < 0:
+		return fmt.Errorf("synth: --ff-exp must be >= 0")
+	case name == "qwen2moe" && ac.QDim() != ac.NEmbd:
+		return fmt.Errorf("synth: qwen2moe's query width is n_embd (head dim %d × %d heads != %d)", ac.HeadDim, ac.NHead, ac.NEmbd)
 	}
 	return nil
 }
@@ -277,8 +322,8 @@ func (c Config) plans(vocab int) []plan {
 			d[i] = uint64(ac.Size(x))
 		}
 		typ := ggml.F32
-		if t.Kind == arch.Matrix {
-			typ = c.Type
+		if t.Kind == arch.Matrix && !strings.HasPrefix(t.Name, "ffn_gate_inp") {
+			typ = c.Type // routers stay F32, as llama.cpp's converter and quantizer leave them
 		}
 		return plan{gguf.TensorInfo{Name: name, Type: typ, Dims: d}, kindOf(t)}
 	}
@@ -317,7 +362,8 @@ func kindOf(t arch.Tensor) kind {
 		return kBias
 	case t.Kind == arch.Vector:
 		return kNorm
-	case t.Name == "attn_output.weight" || t.Name == "ffn_down.weight":
+	case t.Name == "attn_output.weight" || t.Name == "ffn_down.weight" || t.Name == "ffn_down_exps.weight" ||
+		t.Name == "ffn_down_shexp.weight":
 		return kResidual
 	}
 	return kDense
@@ -333,6 +379,10 @@ func Write(ctx context.Context, w io.Writer, c Config, progress Progress) error 
 	total := gw.DataSize()
 	g := &gen{c: c, vocab: vocab, succ: successors(c.Seed, types)}
 	g.buildPreimages()
+	if c.Arch.moe() {
+		g.shared = sharedDirection(c.Seed, c.Embd)
+		g.topic = topics(g.succ(vocab))
+	}
 	var done uint64
 	for _, p := range plans {
 		if err := g.tensor(ctx, gw, p, func(n uint64) {
@@ -438,6 +488,16 @@ func (a Arch) metadata(name string, ctx int, ac arch.Config) []struct {
 		}
 		if a.RopeBaseSWA > 0 {
 			put("rope.freq_base_swa", a.RopeBaseSWA)
+		}
+	}
+	if ac.MoE {
+		put("expert_count", uint32(ac.NExpert))
+		put("expert_used_count", uint32(ac.NExpertUsed))
+		if name != "llama" {
+			put("expert_feed_forward_length", uint32(ac.NFFExp))
+		}
+		if ac.SharedExpert {
+			put("expert_shared_feed_forward_length", uint32(ac.NFFShexp))
 		}
 	}
 	if ac.RopeFactors {
@@ -636,6 +696,10 @@ type gen struct {
 	vocab int
 	succ  func(int) []int32
 	pre   [][]int32 // pre[j] = tokens whose successor is j
+	// shared is the direction every token embedding of a MoE file has in
+	// common, which gives the routers' popularity (moe.go); nil otherwise.
+	shared []float32
+	topic  []int32 // each token's topic (moe.go)
 }
 
 func (g *gen) buildPreimages() {
@@ -717,6 +781,9 @@ func (g *gen) row(p plan, r int, x []float32) {
 	switch p.kind {
 	case kEmbd:
 		g.embdRow(r, x)
+		if g.shared != nil {
+			g.moeEmbd(r, x)
+		}
 	case kNorm:
 		rg := newRNG(g.c.Seed, p.info.Name, r)
 		for i := range x {
