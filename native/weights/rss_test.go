@@ -38,13 +38,21 @@ func TestBudgetBoundsRSS(t *testing.T) {
 		t.Skip("peak RSS under the race detector does not measure the weights")
 	}
 	dir := t.TempDir()
-	path, _, _ := tinyModel(t, dir, 1024, 2816, 24)
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dense, _, _ := tinyModel(t, dir, 1024, 2816, 24)
+	// A mixture-of-experts file of about the same size: 6 layers of 16
+	// experts, 4 used per token; experts are read one at a time into cache
+	// buffers charged to the same budget.
+	moe, _, _ := moeModel(t, dir, moeShape{embd: 1024, ff: 512, layers: 6, nExpert: 16, used: 4})
 	const budget = 16 << 20
-	for _, mode := range []string{Budget, Budget + "/" + StreamCopy, Resident} {
+	for _, mode := range []string{Budget, Budget + "/" + StreamCopy, Resident, "moe-" + Budget, "moe-" + Budget + "/" + StreamCopy, "moe-" + Resident} {
+		path := dense
+		if strings.HasPrefix(mode, "moe-") {
+			path = moe
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestBudgetBoundsRSS$", "-test.v")
 		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%s,%d", rssChildEnv, mode, path, budget))
 		out, err := cmd.CombinedOutput()
@@ -69,7 +77,7 @@ func TestBudgetBoundsRSS(t *testing.T) {
 		}
 		t.Logf("%s: model %s, baseline RSS %s, peak RSS %s (peak-baseline %s)", mode, FormatSize(st.Size()),
 			FormatSize(base), FormatSize(peak), FormatSize(peak-base))
-		switch mode {
+		switch strings.TrimPrefix(mode, "moe-") {
 		case Budget, Budget + "/" + StreamCopy:
 			if limit := base + budget + rssSlack; peak > limit {
 				t.Errorf("budget %s: peak RSS %s exceeds baseline + budget + slack = %s", FormatSize(budget), FormatSize(peak), FormatSize(limit))
@@ -96,7 +104,8 @@ func rssChild(t *testing.T, spec string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mode, stream, _ := strings.Cut(parts[0], "/")
+	spec, moe := strings.CutPrefix(parts[0], "moe-")
+	mode, stream, _ := strings.Cut(spec, "/")
 	md, err := Open(context.Background(), parts[1], Options{Mode: mode, Stream: stream, Budget: budget})
 	if err != nil {
 		t.Fatal(err)
@@ -108,8 +117,13 @@ func rssChild(t *testing.T, spec string) {
 		t.Fatal(err)
 	}
 	var sum byte
-	for range 3 {
-		for g := range plan.Groups {
+	r := &routes{s: 3}
+	passes := 3
+	if moe {
+		passes = 12 // tokens: each reads a few experts per layer
+	}
+	for range passes {
+		for g, grp := range plan.Groups {
 			bufs, err := w.Acquire(context.Background(), g)
 			if err != nil {
 				t.Fatal(err)
@@ -117,6 +131,23 @@ func rssChild(t *testing.T, spec string) {
 			for _, b := range bufs {
 				for _, x := range b {
 					sum ^= x
+				}
+			}
+			if moe && len(grp.Experts) > 0 {
+				xw := w.(model.ExpertWeights)
+				ids := r.pick(g, grp.NExpert, expertsUsed(md.File()))
+				xw.WillNeedExperts(g, ids)
+				for _, e := range ids {
+					xb, err := xw.AcquireExpert(context.Background(), g, e)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, b := range xb {
+						for _, x := range b {
+							sum ^= x
+						}
+					}
+					xw.ReleaseExpert(g, e)
 				}
 			}
 			w.Release(g)
@@ -131,13 +162,13 @@ func rssChild(t *testing.T, spec string) {
 		}
 	}
 	fmt.Printf("RSSCHILD %d %d %d\n", base, telemetry.PeakRSS(), sum)
-	fmt.Printf("stats: moved %d evictions %d peak weights %d huge-mapped %d small-mapped %d recached %d\n",
-		s.BytesMoved, s.Evictions, s.PeakWeightBytes, s.HugeMappedBytes, s.SmallMappedBytes, s.RecachedBytes)
+	fmt.Printf("stats: moved %d evictions %d peak weights %d huge-mapped %d small-mapped %d recached %d experts acquired %d read %d\n",
+		s.BytesMoved, s.Evictions, s.PeakWeightBytes, s.HugeMappedBytes, s.SmallMappedBytes, s.RecachedBytes, s.ExpertAcquisitions, s.ExpertBytesRead)
 }
 
 // planFor groups a file's tensors the way the llama graph does: one group
-// per "blk.N." prefix, then the output tensors; the embedding table is read
-// by rows only.
+// per "blk.N." prefix (3-D "*_exps" tensors as the group's experts), then
+// the output tensors; the embedding table is read by rows only.
 func planFor(md *Model) (int, int, model.Plan) {
 	var plan model.Plan
 	byName := map[string]int{}
@@ -156,6 +187,11 @@ func planFor(md *Model) (int, int, model.Plan) {
 				gi = len(plan.Groups)
 				byName[gname] = gi
 				plan.Groups = append(plan.Groups, model.Group{Name: gname})
+			}
+			if strings.HasSuffix(name, "_exps.weight") && len(ti.Dims) == 3 {
+				plan.Groups[gi].Experts = append(plan.Groups[gi].Experts, name)
+				plan.Groups[gi].NExpert = int(ti.Dims[2])
+				continue
 			}
 			plan.Groups[gi].Tensors = append(plan.Groups[gi].Tensors, name)
 			continue
