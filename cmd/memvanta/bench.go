@@ -210,6 +210,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(w, "weights: %.1f GiB touched, %.1f GiB moved, cache %d hits / %d misses / %d evictions, %d stalls (%.2f s), %d late, look-ahead %d; faults %d minor / %d major\n",
 			float64(st.BytesTouched)/(1<<30), float64(st.BytesMoved)/(1<<30), st.CacheHits, st.CacheMisses, st.Evictions,
 			st.Stalls, st.StallTime.Seconds(), st.LateArrivals, st.Depth, st.MinorFaults, st.MajorFaults)
+		if s := expertStats(st); s != "" {
+			fmt.Fprintf(w, "weights%s\n", s)
+		}
 	}
 	if st := finishOutput(w, c.name, stderr); st != exitOK {
 		return st

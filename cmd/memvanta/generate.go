@@ -210,9 +210,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if st.Stop == "context" && pr.n >= 0 {
 		fmt.Fprintf(stderr, "memvanta generate: context limit of %d tokens reached; stopped (raise -c)\n", l.m.KV().Cap())
 	}
-	fmt.Fprintf(stderr, "prompt %d tok, %.2f tok/s | generated %d tok, %.2f tok/s | peak RSS %.1f MiB | kv %s %.1f MiB | kernels %s | seed %d | stop %s\n",
+	fmt.Fprintf(stderr, "prompt %d tok, %.2f tok/s | generated %d tok, %.2f tok/s | peak RSS %.1f MiB | kv %s %.1f MiB | kernels %s | seed %d | stop %s%s\n",
 		st.PromptTokens, tps(st.PromptTokens, st.PromptSec), st.GenTokens, tps(st.GenTokens, st.GenSec),
-		mib(st.PeakRSS), l.m.KV().Type(), mib(st.KVBytes), st.Kernels, st.Seed, st.Stop)
+		mib(st.PeakRSS), l.m.KV().Type(), mib(st.KVBytes), st.Kernels, st.Seed, st.Stop, expertStats(l.rt.Stats()))
 	return status
 }
 
