@@ -211,7 +211,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			float64(st.BytesTouched)/(1<<30), float64(st.BytesMoved)/(1<<30), st.CacheHits, st.CacheMisses, st.Evictions,
 			st.Stalls, st.StallTime.Seconds(), st.LateArrivals, st.Depth, st.MinorFaults, st.MajorFaults)
 		if s := expertStats(st); s != "" {
-			fmt.Fprintf(w, "weights%s\n", s)
+			fmt.Fprintln(w, strings.TrimPrefix(s, " | "))
 		}
 	}
 	if st := finishOutput(w, c.name, stderr); st != exitOK {
