@@ -53,6 +53,13 @@ func BenchmarkExpertPolicy(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.Run("resident", func(b *testing.B) {
+		for b.Loop() {
+			_, sec, cpu := runExpertBench(b, path, Options{Mode: Resident}, tokens)
+			b.ReportMetric(float64(tokens)/sec, "tok/s")
+			b.ReportMetric(cpu.Seconds()/float64(tokens)*1000, "cpu-ms/tok")
+		}
+	})
 	for _, budget := range budgets {
 		for _, pol := range []string{ExpertLRU, ExpertLFU} {
 			b.Run(fmt.Sprintf("budget=%s/policy=%s", FormatSize(budget), pol), func(b *testing.B) {
