@@ -187,9 +187,6 @@ func kernel(k kind) {
 	p("KMOVW DX, K1")
 	p("LEAQ (R9)(R9*2), R10")
 	groups := []int{8, 4, 2, 1}
-	if os.Getenv("HACK4") != "" {
-		groups = groups[1:]
-	}
 	for i, T := range groups {
 		pre := fmt.Sprintf("%s_%d", n, T)
 		next := n + "_done"
