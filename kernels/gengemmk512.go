@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gengemmk512 writes gemmk512_amd64.s: the AVX-512 VNNI packed K-quant
-// kernels (gemmk512_amd64.go). Run with go generate ./kernels/ (amd64).
+// kernels (gemmk512_amd64.go). Run with go generate ./kernels/.
 package main
 
 import (
