@@ -20,7 +20,7 @@ import "fmt"
 //   - Q6_K / Q3_K: per group g of 16 the int32 Σ q·a (q ≤ 63: |·| ≤ 2^17),
 //     times the signed scale, summed into isum; then isum −= 32·Σ_k
 //     (sc_2k, sc_2k+1)·(bsum_2k, bsum_2k+1) (VPDPWSSD).
-//   - Q2_K (Q6_K's layout plus dmin, gemmk3.go): Q6_K's isum without the
+//   - Q2_K (Q6_K's layout plus dmin, gemmkq2q3.go): Q6_K's isum without the
 //     offset, the min sums by VPDPWSSD of the (m_2k, m_2k+1) pairs, and
 //     Q4_K's finish.
 //

@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gengemmkneon writes gemmk_arm64.s: the NEON (ASIMDDP) packed K-quant
-// MatMul kernels over gemmk.go's and gemmk3.go's 16-row layouts. The four
+// MatMul kernels over gemmk.go's and gemmkq2q3.go's 16-row layouts. The four
 // kernels share one frame (per token: load or zero the 16 row sums, walk the
 // super-blocks, store) and one inner step (four vectors of four rows' quads
 // against one activation dword each, SDOT by element); they differ in how
@@ -307,7 +307,7 @@ func main() {
 // Vd.4S = Vn.4S << 16.
 #define SHL16(d, n) WORD $(0x4F305400 | ((n)<<5) | (d))
 
-// Q2_K in gemmk3.go's layout (Q6_K's with values 0..3, 4-bit scales as
+// Q2_K in gemmkq2q3.go's layout (Q6_K's with values 0..3, 4-bit scales as
 // (sc, sc) pairs, the mins of groups 2k, 2k+1 as an int16 pair at gemmQ6KOff
 // + 64k, d and dmin as f32): per row isum = Σ_g sc_g·Σ q·a and summs =
 // Σ_g m_g·bsum_g, dotQ2_K's integers, then fl(d·d_a)·isum and
