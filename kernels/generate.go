@@ -11,3 +11,4 @@ package kernels
 //go:generate go run gengemmk512.go
 //go:generate go run gengemmq8i16.go
 //go:generate go run gengemmkneon.go
+//go:generate go run gengemmiq4xs8.go
