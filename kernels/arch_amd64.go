@@ -32,9 +32,9 @@ func archImpls(scalar *Impl) []*Impl {
 // it too with the quants kept signed (its kernel multiplies |w| by
 // sign(a, w): gemmKernelQ8PFAVX2) below batch gemmQ8I16MinBatch, as
 // int16 for VPMADDWD from there (gemmq8i16_amd64.go); IQ4_NL (its codebook values + 128) in
-// the nibble-split form (gemmq8.go: a whole byte would saturate
+// the nibble-split form (gemmsplit.go: a whole byte would saturate
 // VPMADDUBSW); the K-quants in their own (gemmk.go; Q3_K packs into
-// Q6_K's and runs its kernel, Q2_K into Q6_K's plus dmin: gemmk3.go);
+// Q6_K's and runs its kernel, Q2_K into Q6_K's plus dmin: gemmkq2q3.go);
 // IQ4_XS as int16 scale·value for VPMADDWD (gemmiq4xs_amd64.go). The
 // encoders: Q8_0 activations (bit-exact with
 // quantQ8_0 for finite inputs), Q8_K activations (bit-exact with quantQ8_K)
@@ -59,7 +59,7 @@ var avx2Rows = []archRow{
 	{t: ggml.Q6_K, dot: dotQ6_KQ8_KAVX2, rows4: dotRows4Q6_KQ8_KAVX2,
 		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packQ6K, gemmKernelQ6KAVX2, gemmQ6KMinBatch)},
 	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2, rows4: dotRows4IQ4_NLQ8_0AVX2,
-		gemm: gemmSplit(128, gemmPackIQ4_NLSplitAVX2, gemmKernelQ8SplitAVX2)},
+		gemm: gemmSplit(128, gemmPackIQ4_NLSplitAVX2, gemmKernelSplitAVX2)},
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2, rows4: dotRows4IQ4_XSQ8_KAVX2,
 		gemm: newGemmIQ4XS16},
 	{t: ggml.Q8_K, quantAct: quantQ8_KSIMD},
@@ -68,83 +68,36 @@ var avx2Rows = []archRow{
 	{t: ggml.BF16, dot: dotBF16AVX2},
 }
 
-// avx512Rows replace avx2's rows where AVX-512 beat AVX2 on Zen 5 in
-// BenchmarkArchAVX512vsAVX2 (fastest of alternating bursts, 11008-element
-// row in cache): Q5_1 2.0×, BF16 2.0×, Q4_1 1.7×, Q5_0 1.7×, Q8_0 1.7×,
-// Q4_0 1.4×, Q6_K 1.35×, Q3_K 1.3×, F16 1.3×, Q2_K 1.3×, Q4_K 1.2×, Q5_K
-// 1.2×. An AVX-512 F32 dot lost to AVX2 (a row pair overflows L1 either way),
-// so F32 stays on AVX2. IQ4_NL keeps the AVX2 one-row dot (the machine it
-// was written on had no AVX-512 to test one) with an AVX-512 four-weight-
-// row MatVec routine written against it, as IQ4_XS below:
-// dotRows4IQ4_NLQ8_0AVX512 (dot_amd64.s) forms the AVX2 dot's exact int32
-// lanes by VPDPBUSD on the codebook + 128, two weight rows and two blocks
-// to a VPERMT2W-gathered ZMM, and runs the dot's float steps lane for lane,
-// bit-identical to dotIQ4_NLQ8_0AVX2. Zen 5, BenchmarkArchRows4Hot (one
-// thread, in cache, three runs): rows4 40.1-40.3 GB/s against 18.1-19.4
-// for dotRows4IQ4_NLQ8_0AVX2 and 15.3-17.7 for the one-row dot;
-// BenchmarkArchRows4DRAM t2 (4096×11008, avx512 and avx2 runs alternating
-// twice): rows4 0.78-0.83 of the same run's read ceiling and 2.04-2.20×
-// the one-row dot (63 GB/s with the ceiling at 78), against 0.44-0.50 and
-// 1.10-1.20× for the AVX2 routine. IQ4_XS keeps the AVX2 one-row dot but has AVX-512 code
-// for the rest: its packed MatMul packs bytes for VPDPBUSD with a
-// per-sub-block VPMULLD scale (gemmiq4xs8_amd64.go; outputs bit-identical
-// to the AVX2 int16 kernel's; 2.9-3.2× it at 128-512 tokens in
-// BenchmarkGemmIQ4XSAVX512, where a VPDPWSSD kernel on the int16 layout
-// reached 1.8-2.0×), and its four-weight-row MatVec routine
-// dotRows4IQ4_XSQ8_KAVX512 (rows4k512_amd64.s) runs the same unsigned-
-// codebook VPDPBUSD on ZMM and finishes as dotRows4IQ4_XSQ8_KAVX2, bit-
-// identical to dotIQ4_XSQ8_KAVX2. Its row therefore lists that AVX2 dot:
-// derive takes a rows4 only together with the dot it matches (a row with
-// rows4 and no dot panics), so the path ends with dot = dotIQ4_XSQ8_KAVX2,
-// no dot4 (avx2 has none) and rows4 = the AVX-512 routine. Zen 5, one
-// thread, in cache (BenchmarkArchRows4Hot, 11008 wide, one run): rows4 48
-// GB/s against the AVX2 four-row routine's 23 and the one-row dot's 16;
-// from DRAM (BenchmarkArchRows4DRAM t2, 4096×11008, avx512 and avx2 runs
-// alternating three times): rows4 0.86-1.00 of the same run's read ceiling
-// and 2.13-2.25× the one-row dot, against 0.53-0.61 and 1.33-1.39× for the
-// AVX2 routine (57-63 GB/s against 38-42 GB/s). A row with a dot
-// drops avx2's dot4/rows4 for that type (derive): only the ones listed
-// here, written against the AVX-512 dot, apply. The Q2_K-Q6_K
-// four-weight-row routines finish as the AVX2 ones (rows4k_amd64.s): the AVX-512 K-quant dots form
-// the same exact int32 per super-block (VPDPWSSD / ZMM VPMADDUBSW cannot
-// saturate or lose bits for these ranges) and finish it with the same float
-// instructions (KDMIN/KFINISH_MIN, KD + VFMADD231SS), so they are
-// bit-identical to the AVX2 dots and hence to those routines
-// (TestDotRows4MatchesDot checks it on every AVX-512 machine it runs on).
-// The AVX2 four-row routines themselves lose to the AVX-512 dot a row at
-// a time on Zen 5 (BenchmarkArchRows4DRAM with MEMVANTA_KERNELS=avx512, t2,
-// rows4/rows1 at 4096×11008: Q5_K 0.84, Q6_K 0.83, Q3_K 0.75, Q2_K 0.90;
-// Q4_K 0.99, 1.15 at 2048×2048), so every K-quant has an AVX-512 four-row
-// routine instead (rows4k512_amd64.s: the AVX-512 dots' ZMM integer loops
-// with the AVX2 routines' four-row finish, bit-identical; rows4/rows1 Q6_K
-// 1.11-1.14, Q4_K rows4 t2 45 -> 54 GB/s over the AVX2 one; Q5_K t2
-// 1.27-1.34 in three runs with the read ceiling at 39-68 GB/s, t1 1.40, one
-// thread hot 1.66 (43.6 GB/s, the AVX2 routine 34.0) in
-// BenchmarkArchRows4Hot; Q2_K t2 1.27-1.28 and Q3_K t2 1.15-1.21 in three
-// runs with the read ceiling at 71-73 GB/s, one thread hot 1.44 (24.0 vs
-// 16.7 GB/s) and 1.33 (22.6 vs 17.0)). Q2_K and Q3_K build their quant
-// bytes from a broadcast with per-half word shifts: with the one-row dots'
-// unpacking (Q2BITS_Z, Q3HB_Z) a Q3_K four-row loop ran t2 0.90-0.93 and
-// hot 1.06, bound by integer work, and the Q2_K one 7% slower hot.
-// The packed Q4_K, Q5_K, Q6_K and Q3_K MatMuls keep the AVX2 layouts and
-// packers (all five in assembly, gemmk512_amd64.go: 1.8-3.1× the MatMul
-// at batch 32, 1.07-1.16× at 512)
-// and run AVX-512 VNNI kernels on them (gemmk512_amd64.go: one
-// for the Q4_K/Q5_K layout, one for Q6_K's, bit-identical to the AVX2
-// packed path; BenchmarkGemmKAVX512Alt, one thread: Q4_K 1.4-1.5× at batch
-// 32, 1.95-2.07× at 512; Q6_K 1.4-1.5× and 2.16-2.28×). Q2_K runs an
-// AVX-512 VNNI kernel too (1.36-1.37× at 32, 1.87-2.31× at 512, with the
-// Go packer). Q4_0, Q8_0 and IQ4_NL pack for AVX-512 VNNI in gemm.go's
-// layout (one kernel and activation prep, a packer per type). IQ4_NL's
-// packer (gemmPackIQ4_NL) is Q4_0's nibble transpose with the nibbles
-// looked up in the codebook + 128, the unsigned bytes Q8_0's packer
-// stores as w+128, so its offset is Q8_0's 128 (the codebook spans
-// -127..113: only offsets 127..142 make it unsigned, and the kernel's cost
-// does not depend on which); its outputs equal the avx2 nibble-split
-// MatMul's bit for bit (same exact block sums, same float steps:
-// TestGemmIQ4NLAVX512MatchesAVX2) at 2.8-3.3× its speed at batch 32 and
-// 3.2-3.5× at 512 (BenchmarkGemmIQ4NLAVX512, one thread, TinyLlama shapes,
-// two runs).
+// avx512Rows replace avx2's rows only where AVX-512 measured faster on Zen 5
+// (BenchmarkArchAVX512vsAVX2; figures in docs/benchmarks-kernels-history.md),
+// so F32 stays on AVX2 (a row pair overflows L1 either way). A row with a
+// dot drops avx2's dot4/rows4 for that type (derive), and derive takes a
+// rows4 only together with the dot it matches (a row with rows4 and no dot
+// panics). So IQ4_NL and IQ4_XS, which have no AVX-512 one-row dot, list
+// the AVX2 dot with an AVX-512 four-weight-row routine bit-identical to it
+// (dot_amd64.s, rows4k512_amd64.s), and no dot4.
+// The K-quant four-row routines (rows4k512_amd64.s) are the AVX-512 dots'
+// ZMM integer loops with the AVX2 routines' four-row finish: the AVX-512
+// K-quant dots form the same exact int32 per super-block (VPDPWSSD / ZMM
+// VPMADDUBSW cannot saturate or lose bits for these ranges) and finish with
+// the same float instructions (KDMIN/KFINISH_MIN, KD + VFMADD231SS), so all
+// are bit-identical (TestDotRows4MatchesDot). The AVX2 four-row routines
+// lost to the AVX-512 dot a row at a time, hence one per K-quant. Q2_K and
+// Q3_K build their quant bytes from a broadcast with per-half word shifts:
+// the one-row dots' unpacking (Q2BITS_Z, Q3HB_Z) left the four-row loop
+// bound by integer work.
+// The packed K-quant MatMuls keep the AVX2 layouts and run AVX-512 VNNI
+// kernels on them (gemmk512_amd64.go), bit-identical to the AVX2 packed
+// path; IQ4_XS packs bytes for VPDPBUSD with a
+// per-sub-block VPMULLD scale (gemmiq4xs8_amd64.go), bit-identical to the
+// AVX2 int16 kernel. Q4_0, Q8_0 and IQ4_NL pack in gemm.go's layout (one
+// kernel and activation prep, a packer per type). IQ4_NL's packer
+// (gemmPackIQ4_NL) is Q4_0's nibble transpose with the nibbles looked up in
+// the codebook + 128, the unsigned bytes Q8_0's packer stores as w+128, so
+// its offset is Q8_0's 128 (the codebook spans -127..113: only offsets
+// 127..142 make it unsigned, and the kernel's cost does not depend on
+// which); its outputs equal the avx2 nibble-split MatMul's bit for bit
+// (same exact block sums, same float steps: TestGemmIQ4NLAVX512MatchesAVX2).
 var avx512Rows = []archRow{
 	{t: ggml.Q4_0, dot: dotQ4_0Q8_0AVX512, dot4: dot4Q4_0Q8_0AVX512, rows4: dotRows4Q4_0Q8_0AVX512,
 		gemm: gemm32(8, gemmPackQ4_0, gemmKernel)},

@@ -42,7 +42,7 @@ var neonDotprodRows = []archRow{
 	// Q5_K keeps its ARMv8.0 dot (and four-row routines) and gains the
 	// packed MatMul, which needs SDOT.
 	{t: ggml.Q5_K, gemm: gemmKNEONDot(gemmQ4KBlockB, gemmQ4KKB, packQ5K, gemmKernelQ4KNEONDot)},
-	// Q3_K packs into Q6_K's layout (gemmk3.go) and runs its kernel; Q2_K
+	// Q3_K packs into Q6_K's layout (gemmkq2q3.go) and runs its kernel; Q2_K
 	// has its own.
 	{t: ggml.Q3_K, gemm: gemmKNEONDot(gemmQ6KBlockB, gemmQ6KKB, packQ3K, gemmKernelQ6KNEONDot)},
 	{t: ggml.Q2_K, gemm: gemmKNEONDot(gemmQ2KBlockB, gemmQ2KKB, packQ2K, gemmKernelQ2KNEONDot)},

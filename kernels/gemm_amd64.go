@@ -73,10 +73,10 @@ func gemmPFStep(iters, span int) int {
 	return (span - 192) / iters
 }
 
-// gemmSplit is an archRow's packed MatMul in gemmq8.go's nibble-split layout.
+// gemmSplit is an archRow's packed MatMul in gemmsplit.go's nibble-split layout.
 func gemmSplit(off int, pack asmPack, kernel asmKernel) func(ggml.Type) *gemmRoutines {
 	return func(t ggml.Type) *gemmRoutines {
-		return newGemm(t, off, pack, kernel, gemmQ8SplitBlockB, gemmQ8SplitKB)
+		return newGemm(t, off, pack, kernel, gemmSplitBlockB, gemmSplitKB)
 	}
 }
 
@@ -178,7 +178,7 @@ func newGemmK(t ggml.Type, blockB, kb int, pack func(n int, w []byte, ws int, ds
 func gemmPackIQ4_NLSplitAVX2(nblk int, w *byte, ws int, dst *byte)
 
 //go:noescape
-func gemmKernelQ8SplitAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+func gemmKernelSplitAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
 
 //go:noescape
 func gemmKernelQ5KAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)

@@ -1580,7 +1580,7 @@ q6kdone:
 	VZEROUPPER
 	RET
 
-// ---- AVX2 Q8_0, the nibble-split layout of gemmq8.go (1088 bytes per
+// ---- AVX2 nibble-split kernel over gemmsplit.go's layout (1088 bytes per
 // block): the high and low nibbles of w+128 each go through VPMADDUBSW as
 // Q4_0's nibbles do (pair sums ≤ 3840, eight groups ≤ 30720 in int16), then
 // VPMADDWD with 16 and with 1 and the prep's −128·Σa give Σ w·a exactly
@@ -1652,11 +1652,11 @@ GLOBL gemmW1x<>(SB), RODATA|NOPTR, $32
 	VBROADCASTSS poff+4(R11), Y10; \
 	VFMADD231PS Y10, hi, f
 
-// func gemmKernelQ8SplitAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
+// func gemmKernelSplitAVX2(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int)
 //
 // gemmKernel for AVX2 and the nibble-split Q8_0 packing: two tokens at a
 // time, then one.
-TEXT ·gemmKernelQ8SplitAVX2(SB), NOSPLIT, $0-88
+TEXT ·gemmKernelSplitAVX2(SB), NOSPLIT, $0-88
 	MOVQ a+16(FP), R12
 	MOVQ as+24(FP), R9
 	MOVQ prep+32(FP), R13
@@ -2306,9 +2306,9 @@ xdone:
 	VZEROUPPER
 	RET
 
-// ---- AVX2 IQ4_NL in the nibble-split Q8_0 layout (gemmq8.go): each index
+// ---- AVX2 IQ4_NL in the nibble-split Q8_0 layout (gemmsplit.go): each index
 // is looked up as value+128 = 16h + l (VPSHUFB of two 16-byte tables) and
-// stored as the two planes, so gemmKernelQ8SplitAVX2 with the prep's
+// stored as the two planes, so gemmKernelSplitAVX2 with the prep's
 // −128·Σa computes Σ value·a exactly.
 
 DATA iq4nlhi<>+0(SB)/8, $0x0706050403020100
@@ -2373,7 +2373,7 @@ nlpdone:
 	RET
 
 // ---- AVX2 Q2_K against Q8_K, in the Q6_K layout extended by dmin (5760
-// bytes per super-block, gemmk3.go): quants 0..3, so the four VPMADDUBSW
+// bytes per super-block, gemmkq2q3.go): quants 0..3, so the four VPMADDUBSW
 // pair sums of a group of 16 (≤ 4·2·3·128 = 3072) stay in int16 and each
 // group takes one VPMADDWD with (sc, sc); the mins pairs (m_2k, m_2k+1)
 // sit where Q6_K keeps its offset pairs and give summs against the bsum

@@ -328,15 +328,15 @@ func refPack(t ggml.Type, n int, w []byte, ws, off int) []byte {
 	return out
 }
 
-// refPackSplit is the nibble-split layout of gemmq8.go from its definition:
+// refPackSplit is the nibble-split layout of gemmsplit.go from its definition:
 // for block b, vector j (high nibbles) and 8+j (low nibbles), lane r: the
 // nibbles of elements 4j..4j+3 of row r as value + 128 (Q8_0: the quant
 // byte; IQ4_NL: the codebook value of its index), then the 16 scales.
 func refPackSplit(t ggml.Type, n int, w []byte, ws int) []byte {
 	bs := t.TypeSize()
-	out := make([]byte, n*gemmQ8SplitBlockB)
+	out := make([]byte, n*gemmSplitBlockB)
 	for b := 0; b < n; b++ {
-		o := out[b*gemmQ8SplitBlockB:]
+		o := out[b*gemmSplitBlockB:]
 		for r := 0; r < gemmTileRows; r++ {
 			blk := w[r*ws+b*bs:]
 			for e := 0; e < 32; e++ {
@@ -379,7 +379,7 @@ func TestGemmPackLayout(t *testing.T) {
 					continue // the int16 layouts: their own layout tests
 				}
 				var want []byte
-				if g.blockB == gemmQ8SplitBlockB {
+				if g.blockB == gemmSplitBlockB {
 					want = refPackSplit(typ, n, w, ws)
 				} else {
 					want = refPack(typ, n, w, ws, g.off)

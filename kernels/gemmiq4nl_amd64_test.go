@@ -12,12 +12,12 @@ import (
 )
 
 // gemmIQ4NLPair is the avx2 path's packed IQ4_NL MatMul (nibble-split
-// layout, VPMADDUBSW: gemmq8.go) and the avx512 path's (gemm.go's layout
+// layout, VPMADDUBSW: gemmsplit.go) and the avx512 path's (gemm.go's layout
 // with the codebook values + 128 as Q8_0's packer stores w+128, VPDPBUSD:
 // gemmKernel), as avx2Rows and avx512Rows build them.
 func gemmIQ4NLPair() (avx2, avx512 *gemmRoutines) {
 	const typ = ggml.IQ4_NL
-	return gemmSplit(128, gemmPackIQ4_NLSplitAVX2, gemmKernelQ8SplitAVX2)(typ),
+	return gemmSplit(128, gemmPackIQ4_NLSplitAVX2, gemmKernelSplitAVX2)(typ),
 		gemm32(128, gemmPackIQ4_NL, gemmKernel)(typ)
 }
 

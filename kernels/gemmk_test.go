@@ -71,7 +71,7 @@ func gemmKWeights(r *rand.Rand, t ggml.Type, rows, cols int) []byte {
 	bs := t.TypeSize()
 	for b := 0; b < len(w); b += bs {
 		if r.IntN(8) == 0 {
-			for _, off := range scaleFields[t] {
+			for _, off := range scaleFields(t) {
 				putF16(w[b+off:], extremeF16[r.IntN(len(extremeF16))])
 			}
 		}

@@ -8,8 +8,6 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
-//go:generate go run gengemmq8i16.go
-
 // The AVX2 packed Q8_0 MatMul multiplies int16 by int16 (VPMADDWD), as the
 // IQ4_XS one does (gemmiq4xs_amd64.go). A whole Q8_0 byte cannot go into
 // VPMADDUBSW's unsigned operand, so the byte kernel it replaces

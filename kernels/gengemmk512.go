@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gengemmk512 writes gemmk512_amd64.s: the AVX-512 VNNI packed K-quant
-// kernels (gemmk512_amd64.go). Run with go generate ./kernels/ (amd64).
+// kernels (gemmk512_amd64.go). Run with go generate ./kernels/.
 package main
 
 import (
@@ -163,7 +163,7 @@ func q6k(T int) {
 	finish(T, 5632, -1)
 }
 
-// q2k: Q2_K layout (gemmk3.go): Q6_K's groups and scales without the
+// q2k: Q2_K layout (gemmkq2q3.go): Q6_K's groups and scales without the
 // offset, the min pairs at 5120, d at 5632, dmin at 5696.
 func q2k(T int) {
 	for g := 0; g < 16; g++ {
@@ -187,9 +187,6 @@ func kernel(k kind) {
 	p("KMOVW DX, K1")
 	p("LEAQ (R9)(R9*2), R10")
 	groups := []int{8, 4, 2, 1}
-	if os.Getenv("HACK4") != "" {
-		groups = groups[1:]
-	}
 	for i, T := range groups {
 		pre := fmt.Sprintf("%s_%d", n, T)
 		next := n + "_done"
@@ -463,7 +460,7 @@ func chunk4(off, z int) {
 }
 
 // packQ3K writes gemmPackQ3KAVX512: packQ3K's Q6_K-layout packing
-// (gemmk3.go), d and the scale words by dword gathers, qs and hmask by
+// (gemmkq2q3.go), d and the scale words by dword gathers, qs and hmask by
 // chunk4.
 func packQ3K() {
 	out.WriteString(`
@@ -576,7 +573,7 @@ TEXT ·gemmPackQ3KAVX512(SB), NOSPLIT, $0-32
 	packEpilogue("q3kp", 110, 5696)
 }
 
-// packQ2K writes gemmPackQ2KAVX512: packQ2K's layout (gemmk3.go), d, dmin
+// packQ2K writes gemmPackQ2KAVX512: packQ2K's layout (gemmkq2q3.go), d, dmin
 // and the scale bytes by dword gathers, qs by chunk4.
 func packQ2K() {
 	out.WriteString(`

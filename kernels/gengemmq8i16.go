@@ -2,7 +2,7 @@
 
 // gengemmq8i16 writes gemmq8i16_amd64.s: the AVX2 packed Q8_0 MatMul in
 // the int16 layout of gemmq8i16_amd64.go (packer, activation prep and
-// kernel). Run with go generate ./kernels/ (amd64).
+// kernel). Run with go generate ./kernels/.
 package main
 
 import (

@@ -1,6 +1,6 @@
 // The packers' four-row dword transpose (gemmiq4xs_amd64.s,
 // gemmq8i16_amd64.s from gengemmq8i16.go, and the AVX-512 IQ4_XS byte
-// packer in gemmiq4xs8_avx512_amd64.s): each layout keeps, per 16-row tile,
+// packer in gemmiq4xs8_amd64.s): each layout keeps, per 16-row tile,
 // one dword (an int16 pair, or four bytes) per row and pair index.
 
 // Four rows' pair dwords in Ya..Yd (pairs 0..7 each) transposed and

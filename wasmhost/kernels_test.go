@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
 
 	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/internal/kerneltest"
 	"github.com/memvanta/memvanta/kernels"
 	"github.com/memvanta/memvanta/wasmhost/kvec"
 )
@@ -19,13 +19,11 @@ import (
 // float lengths), run as the portable scalar code compiled to wasm inside the
 // sandbox and natively on the selected SIMD path.
 //
-// Bounds (from the kernels package's error model, kernels/harness_test.go,
-// re-derived here because the test helpers there are unexported):
+// Bounds (internal/kerneltest's error model, shared with the kernels tests):
 //   - dequantize, quantize, activation quantize: bit-exact.
-//   - dot, matvec, matmul: |wasm − native| ≤ (tol_scalar + tol_simd)·u·mag,
-//     tol_scalar = 2·blocks + 8 (quantized) or 2 (float types), tol_simd =
-//     n/16 + 24 (quantized) or n/4 + 18 (float), mag = Σ|terms| as the
-//     kernels harness defines it (scale and min parts separately).
+//   - dot, matvec, matmul: |wasm − native| ≤ kerneltest.PathsTolerance·u·mag
+//     (the scalar path's bound plus any other path's; mag = Σ|terms| as
+//     kerneltest.ExactDot defines it, scale and min parts separately).
 //   - f32 ops: the same Go code on both sides, so bit-exact except where
 //     math.Exp differs (amd64 has an assembly Exp, wasm the pure-Go one, each
 //     within 1 ulp of float64): softmax, silu-mul and rope allow 2 f32 ulps.
@@ -33,157 +31,28 @@ import (
 //     for every operation but those three: Go does not fuse multiply-adds
 //     there, so the same source must round the same way.
 
-const unitRoundoff = 1.0 / (1 << 24)
+const unitRoundoff = kerneltest.U
 
-// Offsets of each block's fp16 scale/min fields, so random blocks get sane
-// scales (random bits would give Inf/NaN), and the byte ranges that zero the
-// quants or the min scale for types with an additive min (used for mag).
-var (
-	scaleFields = map[ggml.Type][]int{
-		ggml.Q4_0: {0}, ggml.Q4_1: {0, 2}, ggml.Q5_0: {0}, ggml.Q5_1: {0, 2}, ggml.Q8_0: {0},
-		ggml.Q2_K: {80, 82}, ggml.Q3_K: {108}, ggml.Q4_K: {0, 2}, ggml.Q5_K: {0, 2}, ggml.Q6_K: {208},
-		ggml.IQ4_NL: {0}, ggml.IQ4_XS: {0},
-	}
-	minZero = map[ggml.Type]struct{ quants, mins [2]int }{
-		ggml.Q4_1: {[2]int{4, 20}, [2]int{2, 4}},
-		ggml.Q5_1: {[2]int{4, 24}, [2]int{2, 4}},
-		ggml.Q2_K: {[2]int{16, 80}, [2]int{82, 84}},
-		ggml.Q4_K: {[2]int{16, 144}, [2]int{2, 4}},
-		ggml.Q5_K: {[2]int{16, 176}, [2]int{2, 4}},
-	}
-)
-
-func rowSize(t ggml.Type, n int) int {
-	s, err := kernels.RowSize(t, n)
-	if err != nil {
-		panic(err)
-	}
-	return s
+var kt = kerneltest.API{
+	RowSize: kernels.RowSize, Quantize: kernels.Quantize, QuantizeAct: kernels.QuantizeAct,
+	Dequantize: kernels.Dequantize, ActType: kernels.ActType,
+	F32ToF16: kernels.F32ToF16, F16ToF32: kernels.F16ToF32,
 }
 
-func randWeights(r *rand.Rand, t ggml.Type, n int) []byte {
-	w := make([]byte, rowSize(t, n))
-	if !t.Quantized() {
-		if err := kernels.Quantize(t, randNormal(r, n), w); err != nil {
-			panic(err)
-		}
-		return w
-	}
-	for i := range w {
-		w[i] = byte(r.Uint32())
-	}
-	for b := 0; b < len(w); b += t.TypeSize() {
-		for k, off := range scaleFields[t] {
-			v := float32(math.Ldexp(1+r.Float64(), -4-r.IntN(9)))
-			if k == 0 && r.IntN(4) == 0 {
-				v = -v
-			}
-			binary.LittleEndian.PutUint16(w[b+off:], kernels.F32ToF16(v))
-		}
-	}
-	return w
-}
+func rowSize(t ggml.Type, n int) int { return kt.Size(t, n) }
 
-// randNormal is N(0,1) with occasional ×20 outliers, as hidden states have.
-func randNormal(r *rand.Rand, n int) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = float32(r.NormFloat64())
-		if r.IntN(97) == 0 {
-			x[i] *= 20
-		}
-	}
-	return x
-}
-
-func encodeAct(t ggml.Type, x []float32) []byte {
-	at := kernels.ActType(t)
-	if at == kernels.NoType {
-		at = t
-	}
-	a := make([]byte, rowSize(at, len(x)))
-	if err := kernels.QuantizeAct(t, x, a); err != nil {
-		panic(err)
-	}
-	return a
-}
-
-func dequant(t ggml.Type, b []byte, n int) []float32 {
-	y := make([]float32, n)
-	if err := kernels.Dequantize(t, b, y); err != nil {
-		panic(err)
-	}
-	return y
-}
-
-// dotMag is Σ of the magnitudes of the terms a dot routine adds (see the
-// kernels harness): Σ|w_i a_i|, or for types with a min Σ|a_i|·(|scale part|
-// + |min part|), plus Q8_1's per-block m·s terms.
-func dotMag(t ggml.Type, n int, w, a []byte) float64 {
-	ad := dequant(kernels.ActType(t), a, n)
-	mz, ok := minZero[t]
-	if !ok {
-		wd := dequant(t, w, n)
-		var m float64
-		for i := range wd {
-			m += math.Abs(float64(wd[i]) * float64(ad[i]))
-		}
-		return m
-	}
-	sp, mp := append([]byte(nil), w...), append([]byte(nil), w...)
-	for b := 0; b < len(w); b += t.TypeSize() {
-		clear(sp[b+mz.mins[0] : b+mz.mins[1]])
-		clear(mp[b+mz.quants[0] : b+mz.quants[1]])
-	}
-	s, m := dequant(t, sp, n), dequant(t, mp, n)
-	var mag float64
-	for i := range ad {
-		mag += math.Abs(float64(ad[i])) * (math.Abs(float64(s[i])) + math.Abs(float64(m[i])))
-	}
-	if kernels.ActType(t) == ggml.Q8_1 {
-		for b := 0; b*32 < n; b++ {
-			mag += math.Abs(float64(m[32*b]) * float64(kernels.F16ToF32(binary.LittleEndian.Uint16(a[36*b+2:]))))
-		}
-	}
-	return mag
-}
-
-func dotTol(t ggml.Type, n int) float64 {
-	if !t.Quantized() {
-		return 2 + float64(n)/4 + 18
-	}
-	return float64(2*(n/t.BlockSize())+8) + float64(n/16+16+8)
-}
-
-func testLengths(t ggml.Type) []int {
-	bs := t.BlockSize()
-	if bs == 1 {
-		return []int{1, 3, 8, 17, 31, 32, 33, 64, 255, 4096, 11008}
-	}
-	out := []int{bs, 3 * bs, 7 * bs}
-	for _, n := range []int{4096, 11008} {
-		if n%bs == 0 {
-			out = append(out, n)
-		}
-	}
-	return out
+// dotBound is the bound on |wasm − native| for one dot of n elements.
+func dotBound(t ggml.Type, n int, w, a []byte) float64 {
+	_, mag := kt.ExactDot(t, n, w, a)
+	return kerneltest.PathsTolerance(t, n) * unitRoundoff * mag
 }
 
 // check compares one output vector; it returns "" or a description of the
 // first mismatch with both values and the bound.
 type check func(got, want []byte) string
 
-func bitExact(got, want []byte) string {
-	if len(got) != len(want) {
-		return fmt.Sprintf("length %d, native %d", len(got), len(want))
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			return fmt.Sprintf("first difference at byte %d: wasm %#02x, native %#02x (bound: bit-exact)", i, got[i], want[i])
-		}
-	}
-	return ""
-}
+// bitExact and f32Within compare wasm's output (got) with native's (want).
+func bitExact(got, want []byte) string { return kerneltest.BitExact(got, want) }
 
 func f32Exact(got, want []byte) string {
 	return f32Within(func(int) float64 { return 0 }, 0)(got, want)
@@ -197,18 +66,7 @@ func f32Within(abs func(i int) float64, ulps int) check {
 		if err1 != nil || err2 != nil || len(g) != len(w) {
 			return fmt.Sprintf("shape: %d vs %d bytes", len(gb), len(wb))
 		}
-		for i := range g {
-			if math.Float32bits(g[i]) == math.Float32bits(w[i]) {
-				continue
-			}
-			d := math.Abs(float64(g[i]) - float64(w[i]))
-			ulp := math.Abs(float64(math.Nextafter32(w[i], float32(math.Inf(1))) - w[i]))
-			if d <= abs(i) || d <= float64(ulps)*ulp {
-				continue
-			}
-			return fmt.Sprintf("first difference at index %d: wasm %g, native %g, |diff| %g > bound %g (or %d ulp)", i, g[i], w[i], d, abs(i), ulps)
-		}
-		return ""
+		return kerneltest.F32Within(g, w, abs, ulps)
 	}
 }
 
@@ -226,15 +84,15 @@ func kernelVectors() []vector {
 	add := func(v vector) { vs = append(vs, v) }
 	deqTypes := append(kernels.Executable(), ggml.Q8_K, ggml.Q8_1)
 	for _, t := range deqTypes {
-		for _, n := range testLengths(t) {
+		for _, n := range kerneltest.TestLengths(t) {
 			var w []byte
 			switch t {
 			case ggml.Q8_K:
-				w = encodeAct(ggml.Q4_K, randNormal(r, n))
+				w = kt.EncodeAct(ggml.Q4_K, kerneltest.RandActivations(r, n))
 			case ggml.Q8_1:
-				w = encodeAct(ggml.Q4_1, randNormal(r, n))
+				w = kt.EncodeAct(ggml.Q4_1, kerneltest.RandActivations(r, n))
 			default:
-				w = randWeights(r, t, n)
+				w = kt.RandWeights(r, t, n)
 			}
 			add(vector{name: fmt.Sprintf("dequantize %s n=%d", t, n), c: kvec.Case{Op: kvec.OpDequantize, Type: t, Blobs: [][]byte{w}}, simd: bitExact, exactOK: true})
 		}
@@ -249,23 +107,23 @@ func kernelVectors() []vector {
 		add(vector{name: fmt.Sprintf("dequantize every %s", t), c: kvec.Case{Op: kvec.OpDequantize, Type: t, Blobs: [][]byte{all}}, simd: bitExact, exactOK: true})
 	}
 	for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q8_1, ggml.Q8_K, ggml.F32, ggml.F16, ggml.BF16} {
-		for _, n := range testLengths(t) {
-			x := kvec.F32Bytes(randNormal(r, n))
+		for _, n := range kerneltest.TestLengths(t) {
+			x := kvec.F32Bytes(kerneltest.RandActivations(r, n))
 			add(vector{name: fmt.Sprintf("quantize-act %s n=%d", t, n), c: kvec.Case{Op: kvec.OpQuantizeAct, Type: t, Blobs: [][]byte{x}}, simd: bitExact, exactOK: true})
 		}
 	}
 	for _, t := range []ggml.Type{ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1, ggml.Q8_0, ggml.F32, ggml.F16, ggml.BF16} {
-		for _, n := range testLengths(t) {
-			x := kvec.F32Bytes(randNormal(r, n))
+		for _, n := range kerneltest.TestLengths(t) {
+			x := kvec.F32Bytes(kerneltest.RandActivations(r, n))
 			add(vector{name: fmt.Sprintf("quantize %s n=%d", t, n), c: kvec.Case{Op: kvec.OpQuantize, Type: t, Blobs: [][]byte{x}}, simd: bitExact, exactOK: true})
 		}
 	}
 	for _, t := range kernels.Executable() {
-		for _, n := range testLengths(t) {
+		for _, n := range kerneltest.TestLengths(t) {
 			for rep := 0; rep < 2; rep++ {
-				w := randWeights(r, t, n)
-				a := encodeAct(t, randNormal(r, n))
-				bound := dotTol(t, n) * unitRoundoff * dotMag(t, n, w, a)
+				w := kt.RandWeights(r, t, n)
+				a := kt.EncodeAct(t, kerneltest.RandActivations(r, n))
+				bound := dotBound(t, n, w, a)
 				add(vector{name: fmt.Sprintf("dot %s n=%d #%d", t, n, rep),
 					c:    kvec.Case{Op: kvec.OpDot, Type: t, Ints: []int64{int64(n)}, Blobs: [][]byte{w, a}},
 					simd: f32Within(func(int) float64 { return bound }, 0), exactOK: true})
@@ -279,17 +137,17 @@ func kernelVectors() []vector {
 		const rows, nb = 5, 3
 		var w []byte
 		for range rows {
-			w = append(w, randWeights(r, t, cols)...)
+			w = append(w, kt.RandWeights(r, t, cols)...)
 		}
 		var a []byte
 		for range nb {
-			a = append(a, encodeAct(t, randNormal(r, cols))...)
+			a = append(a, kt.EncodeAct(t, kerneltest.RandActivations(r, cols))...)
 		}
 		ws, as := rowSize(t, cols), rowSize(kernels.ActType(t), cols)
 		bounds := make([]float64, rows*nb)
 		for b := range nb {
 			for rr := range rows {
-				bounds[b*rows+rr] = dotTol(t, cols) * unitRoundoff * dotMag(t, cols, w[rr*ws:(rr+1)*ws], a[b*as:(b+1)*as])
+				bounds[b*rows+rr] = dotBound(t, cols, w[rr*ws:(rr+1)*ws], a[b*as:(b+1)*as])
 			}
 		}
 		add(vector{name: fmt.Sprintf("matvec %s %dx%d", t, rows, cols),
@@ -300,7 +158,7 @@ func kernelVectors() []vector {
 			simd: f32Within(func(i int) float64 { return bounds[i] }, 0), exactOK: true})
 	}
 	for _, n := range []int{1, 7, 64, 4096, 4099} {
-		x, y := randNormal(r, n), randNormal(r, n)
+		x, y := kerneltest.RandActivations(r, n), kerneltest.RandActivations(r, n)
 		xb, yb := kvec.F32Bytes(x), kvec.F32Bytes(y)
 		ex := func(name string, c kvec.Case) {
 			add(vector{name: fmt.Sprintf("%s n=%d", name, n), c: c, simd: f32Exact, exactOK: true})
@@ -318,7 +176,7 @@ func kernelVectors() []vector {
 		dims, head, pos int
 		neox, ff        bool
 	}{{64, 64, 0, false, false}, {64, 64, 17, false, false}, {128, 128, 4095, true, false}, {32, 64, 3, false, true}, {16, 16, 100000, true, true}} {
-		x := kvec.F32Bytes(randNormal(r, 3*rc.head))
+		x := kvec.F32Bytes(kerneltest.RandActivations(r, 3*rc.head))
 		var ff []float32
 		if rc.ff {
 			ff = make([]float32, rc.dims/2)

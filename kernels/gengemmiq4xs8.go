@@ -1,0 +1,243 @@
+//go:build ignore
+
+// gengemmiq4xs8 writes gemmiq4xs8_avx512_amd64.s: the AVX-512 VNNI packed
+// IQ4_XS MatMul kernel of gemmiq4xs8_amd64.go, one copy of its loop per
+// token group (12, 8, 4, 2, 1 tokens), each unrolled over the group's
+// tokens and a sub-block's eight weight vectors. The activation prep and the
+// packer are hand-written (gemmiq4xs8_amd64.s). Run with go generate
+// ./kernels/.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+)
+
+var out bytes.Buffer
+
+func p(format string, args ...any) { fmt.Fprintf(&out, "\t"+format+"\n", args...) }
+
+func label(l string) { fmt.Fprintf(&out, "%s:\n", l) }
+
+// groups are the token counts the kernel steps by, largest first.
+var groups = []int{12, 8, 4, 2, 1}
+
+// tok is token t's prep address at byte offset off (off "" for none) in the
+// current group: tokens 0..5 at DI + {0,1,2,3,4,5}·R9, 6..11 the same from
+// R13 (R10 = 3·R9, R11 = 5·R9).
+func tok(t int, off string) string {
+	base := "DI"
+	if t >= 6 {
+		base, t = "R13", t-6
+	}
+	idx := []string{"", "(R9*1)", "(R9*2)", "(R10*1)", "(R9*4)", "(R11*1)"}[t]
+	return off + "(" + base + ")" + idx
+}
+
+// macro writes a #define of the given instruction lines, continued with
+// "; \".
+func macro(comment, name string, lines []string) {
+	fmt.Fprintf(&out, "\n// %s\n#define %s \\\n", comment, name)
+	for i, l := range lines {
+		if i < len(lines)-1 {
+			fmt.Fprintf(&out, "\t%s; \\\n", l)
+		} else {
+			fmt.Fprintf(&out, "\t%s\n", l)
+		}
+	}
+}
+
+// bsub is the sub-block step for tokens 0..n-1: Z(t) starts at the prep's
+// −128·Σa (at offset 32), gains eight VPDPBUSD of the weight vectors with
+// the token's activation dwords, and is scaled by the scale vector at
+// 512(SI) into the super-block sum Z(12+t).
+func bsub(n int) {
+	var l []string
+	for t := 0; t < n; t++ {
+		l = append(l, fmt.Sprintf("VPBROADCASTD %s, Z%d", tok(t, "32"), t))
+	}
+	for j := 0; j < 8; j++ {
+		l = append(l, fmt.Sprintf("VMOVDQU32 %d(SI), Z24", 64*j))
+		for t := 0; t < n; t++ {
+			l = append(l, fmt.Sprintf("VPDPBUSD.BCST %s, Z24, Z%d", tok(t, fmt.Sprint(4*j)), t))
+		}
+	}
+	l = append(l, "VMOVDQU32 512(SI), Z25")
+	for t := 0; t < n; t++ {
+		l = append(l, fmt.Sprintf("VPMULLD Z25, Z%d, Z%d", t, t), fmt.Sprintf("VPADDD Z%d, Z%d, Z%d", t, 12+t, 12+t))
+	}
+	macro(fmt.Sprintf("Sub-block at SI (weights), DI/R13 (tokens) for tokens 0..%d: Z12.. += sc·Σ v·a.", n-1), fmt.Sprintf("BSUB%d", n), l)
+}
+
+// bfin is the super-block finish for tokens 0..n-1: the f32 sum in the
+// frame at 64t(SP) += fl(d_w·d_a)·float(Z(12+t)).
+func bfin(n int) {
+	l := []string{"VMOVUPS (SI), Z24"}
+	for t := 0; t < n; t++ {
+		z := 12 + t
+		l = append(l,
+			fmt.Sprintf("VCVTDQ2PS Z%d, Z%d", z, z),
+			fmt.Sprintf("VMULPS.BCST %s, Z24, Z26", tok(t, "")),
+			fmt.Sprintf("VMOVUPS %d(SP), Z27", 64*t),
+			fmt.Sprintf("VFMADD231PS Z26, Z%d, Z27", z),
+			fmt.Sprintf("VMOVUPS Z27, %d(SP)", 64*t))
+	}
+	macro(fmt.Sprintf("f32 sums (frame) += fl(d_w·d_a)·float(Z12..), tokens 0..%d; d_w at SI, d_a at the token's prep.", n-1), fmt.Sprintf("BFIN%d", n), l)
+}
+
+// group writes the loop for n tokens at a time: load or zero the n f32
+// sums into the frame, walk the super-blocks (eight sub-blocks each), store
+// the sums, advance to the next n tokens.
+func group(n, next int) {
+	pre := fmt.Sprintf("b%d", n)
+	nextGroup := "bdone"
+	if next > 0 {
+		nextGroup = fmt.Sprintf("b%dgroup", next)
+	}
+	label(pre + "group")
+	p("CMPQ AX, $%d", n)
+	p("JLT %s", nextGroup)
+	p("MOVQ first+80(FP), DX")
+	p("TESTQ DX, DX")
+	p("JNZ %szero", pre)
+	p("MOVQ R14, R8")
+	for t := 0; t < n; t++ {
+		if t > 0 {
+			p("ADDQ BX, R8")
+		}
+		p("VMOVUPS.Z (R8), K1, Z26")
+		p("VMOVUPS Z26, %d(SP)", 64*t)
+	}
+	p("JMP %sstart", pre)
+	label(pre + "zero")
+	p("VPXORD Z26, Z26, Z26")
+	for t := 0; t < n; t++ {
+		p("VMOVUPS Z26, %d(SP)", 64*t)
+	}
+	label(pre + "start")
+	p("MOVQ nblk+0(FP), CX")
+	p("MOVQ pw+8(FP), SI")
+	p("MOVQ R12, DI")
+	high := n > 6 // tokens 6.. addressed from R13
+	if high {
+		p("LEAQ (R12)(R10*2), R13")
+	}
+	label(pre + "block")
+	p("PFNEXT")
+	for t := 0; t < n; t++ {
+		p("VPXORD Z%d, Z%d, Z%d", 12+t, 12+t, 12+t)
+	}
+	p("MOVQ $8, DX")
+	label(pre + "sub")
+	p("BSUB%d", n)
+	p("ADDQ $576, SI") // a sub-block: eight 64-byte vectors and the scales
+	p("ADDQ $36, DI")  // a prep sub-block: 32 quants and −128·Σa
+	if high {
+		p("ADDQ $36, R13")
+	}
+	p("DECQ DX")
+	p("JNZ %ssub", pre)
+	p("BFIN%d", n)
+	p("ADDQ $64, SI")
+	p("ADDQ $8, DI")
+	if high {
+		p("ADDQ $8, R13")
+	}
+	p("DECQ CX")
+	p("JNZ %sblock", pre)
+	p("MOVQ R14, R8")
+	for t := 0; t < n; t++ {
+		p("VMOVUPS %d(SP), Z26", 64*t)
+		p("VMOVUPS Z26, K1, (R8)")
+		p("ADDQ BX, R8")
+	}
+	p("MOVQ R8, R14")
+	switch n {
+	case 12:
+		p("LEAQ (R12)(R10*4), R12")
+	case 1:
+		p("ADDQ R9, R12")
+	default:
+		p("LEAQ (R12)(R9*%d), R12", n)
+	}
+	p("SUBQ $%d, AX", n)
+	p("JMP %sgroup", pre)
+}
+
+func main() {
+	out.WriteString(`// Code generated by gengemmiq4xs8.go; DO NOT EDIT.
+
+#include "textflag.h"
+
+// AVX-512 VNNI packed IQ4_XS MatMul in the byte layout of
+// gemmiq4xs8_amd64.go. Per sub-block s and token t, eight VPDPBUSD of the
+// weight vectors (codebook value + 128 as unsigned bytes, four elements of
+// each of the 16 rows) with the token's activation dwords broadcast (signed
+// bytes) form, from the prep's start −128·Σa_s, the exact Σ v·a of each
+// row; VPMULLD by the sub-block's scale vector and VPADDD add sc·Σ v·a to
+// the row's int32 super-block sum, which is the AVX2 int16 kernel's sum
+// exactly (bounds in gemmiq4xs8_amd64.go). Each super-block ends with that
+// kernel's float steps (fl(d_w·d_a), then one FMA of float(sum) into the
+// running f32 sum), so the outputs are its outputs bit for bit.
+//
+// Twelve tokens at a time (sub-block sums Z0..Z11, super-block sums
+// Z12..Z23, the f32 sums in the frame), then eight, four, two, one. Tokens
+// 0..5 of a group are at DI + {0,1,2,3,4,5}·R9 (R10 = 3·R9, R11 = 5·R9),
+// tokens 6..11 at R13 = DI + 6·R9.
+`)
+	for _, n := range groups {
+		bsub(n)
+		bfin(n)
+	}
+	out.WriteString(`
+// Three lines of the next tile's weights from the pointer at 768(SP),
+// which then advances by pfstep: once per super-block of every group.
+#define PFNEXT \
+	MOVQ 768(SP), R8; \
+	PREFETCHT0 (R8); \
+	PREFETCHT0 64(R8); \
+	PREFETCHT0 128(R8); \
+	ADDQ pfstep+96(FP), R8; \
+	MOVQ R8, 768(SP)
+
+// func gemmKernelIQ4XS8AVX512(nblk int, pw *byte, a *byte, as int, prep *byte, pstride int, y *float32, ys int, ntok int, mask int, first int, pf *byte, pfstep int)
+//
+// The gemmKernel contract for the byte layout with a token-major prep:
+// token t's block i at prep + t·pstride + 296·i (a unused), outputs at
+// y + t·ys (ys in bytes), rows selected by the 16-bit mask, from zero if
+// first. nblk ≥ 1 (gemmKCall). Prefetches pf + i·pfstep, +64, +128 at its
+// i-th super-block iteration (gemmIQ4XS8PFIters in all; pfstep 0 keeps
+// hinting the same lines). Not NOSPLIT: its 776-byte frame (the f32 sums
+// of twelve tokens) is too close to the linker's nosplit limit.
+TEXT ·gemmKernelIQ4XS8AVX512(SB), 0, $776-104
+`)
+	for _, l := range strings.Split(strings.TrimSpace(`
+MOVQ prep+32(FP), R12
+MOVQ pstride+40(FP), R9
+LEAQ (R9)(R9*2), R10
+LEAQ (R9)(R9*4), R11
+MOVQ y+48(FP), R14
+MOVQ ys+56(FP), BX
+MOVQ ntok+64(FP), AX
+MOVQ mask+72(FP), DX
+KMOVW DX, K1
+MOVQ pf+88(FP), R8
+MOVQ R8, 768(SP)`), "\n") {
+		p("%s", l)
+	}
+	for i, n := range groups {
+		next := 0
+		if i+1 < len(groups) {
+			next = groups[i+1]
+		}
+		group(n, next)
+	}
+	label("bdone")
+	p("VZEROUPPER")
+	p("RET")
+	if err := os.WriteFile("gemmiq4xs8_avx512_amd64.s", out.Bytes(), 0o644); err != nil {
+		panic(err)
+	}
+}
