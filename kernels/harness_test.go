@@ -65,6 +65,9 @@ func randWeights(r *rand.Rand, t ggml.Type, n int) []byte {
 			}
 			putF16(w[b+off:], v)
 		}
+		for _, off := range e8m0Fields[t] {
+			w[b+off] = byte(116 + r.IntN(9)) // 2^(e-128) in [2^-12, 2^-4]
+		}
 	}
 	return w
 }
