@@ -377,7 +377,7 @@ func TestConfigErrors(t *testing.T) {
 		{"moe", func(c *tiny) {
 			c.extra = []gguf.TensorInfo{{Name: "blk.0.ffn_gate_inp.weight", Type: ggml.F32, Dims: []uint64{64, 4}}}
 		}, "mixture-of-experts"},
-		{"unsupported type", func(c *tiny) { c.typ = ggml.MXFP4 }, "has type MXFP4"},
+		{"unsupported type", func(c *tiny) { c.typ = ggml.I8 }, "has type I8"},
 		{"vocab larger than the embedding", func(c *tiny) {
 			c.meta = map[string]any{"tokenizer.ggml.tokens": tokenNames(c.vocab + 1)}
 		}, "tokenizer has 81 tokens (tokenizer.ggml.tokens) but token_embd.weight and output.weight have 80 rows"},
