@@ -171,7 +171,8 @@ var avx512Rows = []archRow{
 		gemm: newGemmIQ4XS8AVX512},
 	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2, rows4: dotRows4IQ4_NLQ8_0AVX512,
 		gemm: gemm32(128, gemmPackIQ4_NL, gemmKernel)},
-	{t: ggml.MXFP4, gemm: gemm32(128, gemmPackMXFP4U128, gemmKernel)},
+	{t: ggml.MXFP4, dot: dotMXFP4Q8_0AVX2, rows4: dotRows4MXFP4Q8_0AVX512,
+		gemm: gemm32(128, gemmPackMXFP4U128, gemmKernel)},
 }
 
 //go:noescape

@@ -24,3 +24,10 @@ func gemmPackMXFP4Signed(nblk int, w *byte, ws int, dst *byte) {
 func gemmPackMXFP4U128(nblk int, w *byte, ws int, dst *byte) {
 	packGemm32MXFP4(128, nblk, unsafe.Slice(w, (gemmTileRows-1)*ws+nblk*mxfp4BlockBytes), ws, unsafe.Slice(dst, nblk*gemmBlockB))
 }
+
+// dotRows4MXFP4Q8_0AVX512 forms dotMXFP4Q8_0AVX2's int32 lanes by VPDPBUSD
+// on a block pair per ZMM and finishes with its float steps, bit-identical
+// to it (mxfp4_amd64.s).
+//
+//go:noescape
+func dotRows4MXFP4Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)

@@ -324,3 +324,127 @@ r4mxdone:
 	MXR4_FIN(Y9, Y0, 12)
 	VZEROUPPER
 	RET
+
+// ---- AVX-512 VNNI four weight rows, bit-identical to dotMXFP4Q8_0AVX2
+// (the avx512 path keeps that one-row dot). A ZMM holds a block pair, the
+// even block in its low half and the odd one in its high half, so one ZMM
+// accumulator per row is the AVX2 dot's even (low) and odd (high)
+// accumulators side by side. Its int32 lanes are the AVX2 dot's: lane k of
+// a block is Σ value·a over elements 4k..4k+3, here VPDPBUSD of the values
+// + 12 (unsigned, 0..24) with the signed activations, started from
+// -VPDPBUSD(12, a), exact for every byte pattern (no saturation in
+// VPDPBUSD, |sums| < 2^16). The scales are the AVX2 dot's products
+// fp16(d_a)·2^(e-128) (VMULPS), spread to their block's eight lanes, and the
+// same VFMADD231PS follows. An odd block count's last block goes, as in
+// the one-row dot, into the even accumulator by the AVX2 block code (after
+// the odd halves are moved out: a VEX write zeroes a ZMM's upper half),
+// and the rows end with MXR4_FIN, as dotRows4MXFP4Q8_0AVX2 ends.
+
+// The value table + 12 (kvalues_mxfp4[i] + 12).
+DATA mxkv12<>+0(SB)/8, $0x181412100f0e0d0c
+DATA mxkv12<>+8(SB)/8, $0x00040608090a0b0c
+GLOBL mxkv12<>(SB), RODATA|NOPTR, $16
+DATA mxc0c<>+0(SB)/4, $0x0c0c0c0c
+GLOBL mxc0c<>(SB), RODATA|NOPTR, $4
+// mxsrl512: VPSRLVD counts per 128-bit lane 0, 4, 0, 4 (codes of block b,
+// b again, block b+1, b+1 → low nibbles, high nibbles of each).
+DATA mxsrl512<>+0(SB)/8, $0
+DATA mxsrl512<>+8(SB)/8, $0
+DATA mxsrl512<>+16(SB)/8, $0x0000000400000004
+DATA mxsrl512<>+24(SB)/8, $0x0000000400000004
+DATA mxsrl512<>+32(SB)/8, $0
+DATA mxsrl512<>+40(SB)/8, $0
+DATA mxsrl512<>+48(SB)/8, $0x0000000400000004
+DATA mxsrl512<>+56(SB)/8, $0x0000000400000004
+GLOBL mxsrl512<>(SB), RODATA|NOPTR, $64
+// mxspread: VPERMPS indices spreading dword 0 to lanes 0..7 and dword 1
+// to lanes 8..15.
+DATA mxspread<>+0(SB)/8, $0
+DATA mxspread<>+8(SB)/8, $0
+DATA mxspread<>+16(SB)/8, $0
+DATA mxspread<>+24(SB)/8, $0
+DATA mxspread<>+32(SB)/8, $0x0000000100000001
+DATA mxspread<>+40(SB)/8, $0x0000000100000001
+DATA mxspread<>+48(SB)/8, $0x0000000100000001
+DATA mxspread<>+56(SB)/8, $0x0000000100000001
+GLOBL mxspread<>(SB), RODATA|NOPTR, $64
+
+// Row r's block pair against Z3 (activations), Z25 (-VPDPBUSD(12, a)) and
+// X4 ([fp16(d_a) of the two blocks]); acc += scale·float(lanes).
+// Z31 = 0x0f bytes, Z30 = the table + 12, Z29 = mxsrl512, Z27 = mxspread,
+// K1 = the upper eight dwords.
+#define MXZ_ROW(r, acc) \
+	MOVBLZX (r), AX; \
+	VMOVSS (R13)(AX*4), X5; \
+	MOVBLZX 17(r), AX; \
+	VPINSRD $1, (R13)(AX*4), X5, X5; \
+	VMULPS X5, X4, X5; \
+	VPERMPS Z5, Z27, Z5; \
+	VBROADCASTI32X4 1(r), Z2; \
+	VBROADCASTI32X4 18(r), K1, Z2; \
+	VPSRLVD Z29, Z2, Z2; \
+	VPANDD Z31, Z2, Z2; \
+	VPSHUFB Z2, Z30, Z2; \
+	VMOVDQA64 Z25, Z6; \
+	VPDPBUSD Z3, Z2, Z6; \
+	VCVTDQ2PS Z6, Z6; \
+	VFMADD231PS Z6, Z5, acc
+
+// func dotRows4MXFP4Q8_0AVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4MXFP4Q8_0AVX512(SB), NOSPLIT, $0-40
+	ARGSR4
+	LEAQ mxe8m0<>(SB), R13
+	VPBROADCASTD mxc0f<>(SB), Z31
+	VBROADCASTI32X4 mxkv12<>(SB), Z30
+	VMOVDQU64 mxsrl512<>(SB), Z29
+	VPBROADCASTD mxc0c<>(SB), Z28
+	VMOVDQU64 mxspread<>(SB), Z27
+	MOVL $0xff00, AX
+	KMOVW AX, K1
+	VPXORD Z24, Z24, Z24
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+z4mxloop:
+	CMPQ CX, $2
+	JLT z4mxtail
+	VMOVDQU 2(DI), Y3
+	VINSERTI64X4 $1, 36(DI), Z3, Z3
+	VPXORD Z26, Z26, Z26
+	VPDPBUSD Z3, Z28, Z26
+	VPSUBD Z26, Z24, Z25
+	MOVWLZX (DI), AX
+	MOVWLZX 34(DI), BX
+	SHLL $16, BX
+	ORL BX, AX
+	VMOVD AX, X4
+	VCVTPH2PS X4, X4
+	MXZ_ROW(SI, Z7)
+	MXZ_ROW(R10, Z8)
+	MXZ_ROW(R11, Z9)
+	MXZ_ROW(R12, Z10)
+	ADVW4(34)
+	ADDQ $68, DI
+	SUBQ $2, CX
+	JMP z4mxloop
+z4mxtail:
+	// Odd halves out (rows 0..3 → Y11, Y12, Y0, Y1), even halves stay in
+	// Y7..Y10 (rows 0..3) for the AVX2 tail block and finish.
+	VEXTRACTF64X4 $1, Z7, Y11
+	VEXTRACTF64X4 $1, Z8, Y12
+	VEXTRACTF64X4 $1, Z9, Y0
+	VEXTRACTF64X4 $1, Z10, Y6
+	TESTQ CX, CX
+	JZ z4mxdone
+	VPBROADCASTD mxc0f<>(SB), Y15
+	VPBROADCASTD mxcw1<>(SB), Y14
+	VBROADCASTI128 mxkv<>(SB), Y13
+	MXR4_BLK(0, 0, Y7, Y8, Y9, Y10)
+z4mxdone:
+	MXR4_FIN(Y7, Y11, 0)
+	MXR4_FIN(Y8, Y12, 4)
+	MXR4_FIN(Y9, Y0, 8)
+	MXR4_FIN(Y10, Y6, 12)
+	VZEROUPPER
+	RET
