@@ -63,7 +63,7 @@ var avx2Rows = []archRow{
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2, rows4: dotRows4IQ4_XSQ8_KAVX2,
 		gemm: newGemmIQ4XS16},
 	{t: ggml.MXFP4, dot: dotMXFP4Q8_0AVX2, rows4: dotRows4MXFP4Q8_0AVX2,
-		gemm: gemm32PF(0, gemmPackMXFP4Signed, gemmKernelQ8PFAVX2)},
+		gemm: gemm32PF(0, gemmPackMXFP4AVX2, gemmKernelQ8PFAVX2)},
 	{t: ggml.Q8_K, quantAct: quantQ8_KSIMD},
 	{t: ggml.F32, dot: dotF32AVX2},
 	{t: ggml.F16, dot: dotF16AVX2, quant: f16RowSIMD, quantAct: f16RowSIMD},
@@ -172,7 +172,7 @@ var avx512Rows = []archRow{
 	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2, rows4: dotRows4IQ4_NLQ8_0AVX512,
 		gemm: gemm32(128, gemmPackIQ4_NL, gemmKernel)},
 	{t: ggml.MXFP4, dot: dotMXFP4Q8_0AVX2, rows4: dotRows4MXFP4Q8_0AVX512,
-		gemm: gemm32(128, gemmPackMXFP4U128, gemmKernel)},
+		gemm: gemm32(128, gemmPackMXFP4AVX512, gemmKernel)},
 }
 
 //go:noescape
