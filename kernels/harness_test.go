@@ -23,6 +23,7 @@ var scaleFields = map[ggml.Type][]int{
 	ggml.Q4_0: {0}, ggml.Q4_1: {0, 2}, ggml.Q5_0: {0}, ggml.Q5_1: {0, 2}, ggml.Q8_0: {0},
 	ggml.Q2_K: {80, 82}, ggml.Q3_K: {108}, ggml.Q4_K: {0, 2}, ggml.Q5_K: {0, 2}, ggml.Q6_K: {208},
 	ggml.IQ4_NL: {0}, ggml.IQ4_XS: {0},
+	ggml.TQ1_0: {52}, ggml.TQ2_0: {64},
 }
 
 // minZero lists, for types with an additive min, the byte ranges that zero

@@ -19,7 +19,7 @@ import (
 var simdTypes = []ggml.Type{
 	ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1, ggml.Q8_0,
 	ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K,
-	ggml.IQ4_NL, ggml.IQ4_XS, ggml.MXFP4,
+	ggml.IQ4_NL, ggml.IQ4_XS, ggml.MXFP4, ggml.TQ1_0, ggml.TQ2_0,
 	ggml.F32, ggml.F16, ggml.BF16,
 }
 
@@ -41,6 +41,8 @@ var simdScaleFields = map[ggml.Type]struct{ d, m []int }{
 	ggml.IQ4_NL: {d: []int{0}},
 	ggml.IQ4_XS: {d: []int{0}},
 	ggml.MXFP4:  {},
+	ggml.TQ1_0:  {d: []int{52}},
+	ggml.TQ2_0:  {d: []int{64}},
 }
 
 // simdHalf is a finite fp16 in ±[2^-9, 2^-1): scales of realistic size

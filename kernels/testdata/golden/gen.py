@@ -271,6 +271,37 @@ for n in (32, 96, 4096, 11008):
                           "simd": vec_dot("ggml_vec_dot_mxfp4_q8_0", n, w, a),
                           "generic": vec_dot("ggml_vec_dot_mxfp4_q8_0_generic", n, w, a)})
 
+# TQ1_0 / TQ2_0 (ternary; dotted with Q8_K as in ggml's type traits). Own
+# seed, after everything above. Weights are random bytes with a random fp16
+# d (TQ2_0's unused code 3 and TQ1_0's bytes past 242 included: the decoders
+# are defined for every byte).
+rng = random.Random(20261206)
+TYPES["TQ1_0"] = (256, 54, [52])
+TYPES["TQ2_0"] = (256, 66, [64])
+ACT.update({"TQ1_0": "Q8_K", "TQ2_0": "Q8_K"})
+for name in ("TQ1_0", "TQ2_0"):
+    for nblocks in (1, 3):
+        n = 256 * nblocks
+        src = rand_weights(name, n)
+        golden["dequant"].append({"type": name, "n": n, "src": b64(src), "out": b64(dequant(name, src, n))})
+    tq_inputs = [rand_activations(256), rand_activations(3 * 256)]
+    # Rounding probes: values at exactly ±amax/2 (lroundf ties away from
+    # zero), just below, zeros, an all-zero block.
+    tie = [0.0] * 256
+    tie[0] = 2.0
+    for i in range(1, 256):
+        tie[i] = [1.0, -1.0, 0.99999994, -0.99999994, 0.0, 2.0, -2.0, 0.5][i % 8]
+    tq_inputs += [tie, [0.0] * 256]
+    for xs in tq_inputs:
+        golden["quant"].append({"type": name, "n": len(xs), "src": b64(f32bytes(xs)), "out": b64(quantize(name, xs))})
+for name, suffix in (("TQ1_0", "tq1_0_q8_K"), ("TQ2_0", "tq2_0_q8_K")):
+    for n in (256, 768, 4096, 11008 if 11008 % 256 == 0 else 14336):
+        w = rand_weights(name, n)
+        a = quantize("Q8_K", rand_activations(n))
+        golden["dot"].append({"type": name, "n": n, "w": b64(w), "a": b64(a),
+                              "simd": vec_dot("ggml_vec_dot_" + suffix, n, w, a),
+                              "generic": vec_dot("ggml_vec_dot_%s_generic" % suffix, n, w, a)})
+
 with open(OUT, "w") as f:
     json.dump(golden, f, indent=0)
     f.write("\n")
