@@ -1,0 +1,130 @@
+// TQ2_0 against Q8_K on AVX2. The stored codes c = value + 1 (0..3) are
+// unsigned bytes: VPMADDUBSW(c, a) pairs are at most 2·3·128 = 768 in
+// magnitude, so a super-block's eight products per int16 lane (at most
+// 6144) add without saturating, VPMADDWD widens them, and the activation
+// block sums (Q8_K's bsums, Σ a) subtract the +1: the int32 Σ (c-1)·a is
+// exact for every byte pattern. The float step is the scalar dot's, in the
+// same order (d = d_a·fp16(d_w); sum += float(isum)·d), so both routines
+// here are bit-identical to dotTQ2_0 for activations whose bsums are their
+// sums (QuantizeAct's), and to each other for any bytes.
+
+#include "textflag.h"
+#include "rows4_amd64.h"
+
+DATA tqc03<>+0(SB)/4, $0x03030303
+GLOBL tqc03<>(SB), RODATA|NOPTR, $4
+DATA tqcw1<>+0(SB)/4, $0x00010001
+GLOBL tqcw1<>(SB), RODATA|NOPTR, $4
+
+// acc16 += VPMADDUBSW((q >> 2l) & 3, the 32 activations at ao(DI)); Y15 =
+// 0x03 bytes, q is left intact, Y13/Y12 are scratch.
+#define TQ2_PART(q, l, ao, acc16) \
+	VPSRLW $(2*l), q, Y13; \
+	VPAND Y15, Y13, Y13; \
+	VPMADDUBSW ao(DI), Y13, Y13; \
+	VPADDW Y13, acc16, acc16
+
+// acc16 = the int16 pair sums of all 256 codes of the block at r against
+// the activation block at DI. Clobbers Y10, Y11.
+#define TQ2_CODES(r, acc16) \
+	VMOVDQU (r), Y10; \
+	VMOVDQU 32(r), Y11; \
+	VPSRLW $0, Y10, Y13; \
+	VPAND Y15, Y13, Y13; \
+	VPMADDUBSW 4(DI), Y13, acc16; \
+	TQ2_PART(Y10, 1, 36, acc16); \
+	TQ2_PART(Y10, 2, 68, acc16); \
+	TQ2_PART(Y10, 3, 100, acc16); \
+	TQ2_PART(Y11, 0, 132, acc16); \
+	TQ2_PART(Y11, 1, 164, acc16); \
+	TQ2_PART(Y11, 2, 196, acc16); \
+	TQ2_PART(Y11, 3, 228, acc16)
+
+// AX = the int32 Σ (c-1)·a from acc16 (x: its low half) and Y9 = VPMADDWD(bsums, 1).
+// Clobbers Y12, acc16.
+#define TQ2_ISUM(acc16, x) \
+	VPMADDWD Y14, acc16, acc16; \
+	VPSUBD Y9, acc16, acc16; \
+	VEXTRACTI128 $1, acc16, X12; \
+	VPADDD X12, x, x; \
+	VPSHUFD $0x4E, x, X12; \
+	VPADDD X12, x, x; \
+	VPSHUFD $0xB1, x, X12; \
+	VPADDD X12, x, x; \
+	VMOVD x, AX
+
+// sum += float(AX) · (d_a (f32 at DI) · fp16(d_w at r+64)). Clobbers X12, X13, BX.
+#define TQ2_FIN(r, sum) \
+	MOVWLZX 64(r), BX; \
+	VMOVD BX, X13; \
+	VCVTPH2PS X13, X13; \
+	VMULSS (DI), X13, X13; \
+	VCVTSI2SSL AX, X12, X12; \
+	VMULSS X13, X12, X12; \
+	VADDSS X12, sum, sum
+
+// Y9 = the activation block's bsums pairwise added (8 int32).
+#define TQ2_BSUMS \
+	VMOVDQU 260(DI), Y9; \
+	VPMADDWD Y14, Y9, Y9
+
+// func dotTQ2_0Q8_KAVX2(nb int, w, a *byte) float32
+TEXT ·dotTQ2_0Q8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VPBROADCASTD tqc03<>(SB), Y15
+	VPBROADCASTD tqcw1<>(SB), Y14
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ tq2done
+tq2loop:
+	TQ2_BSUMS
+	TQ2_CODES(SI, Y1)
+	TQ2_ISUM(Y1, X1)
+	TQ2_FIN(SI, X0)
+	ADDQ $66, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ tq2loop
+tq2done:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotRows4TQ2_0Q8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4TQ2_0Q8_KAVX2(SB), NOSPLIT, $0-40
+	ARGSR4
+	VPBROADCASTD tqc03<>(SB), Y15
+	VPBROADCASTD tqcw1<>(SB), Y14
+	VXORPS X4, X4, X4
+	VXORPS X5, X5, X5
+	VXORPS X6, X6, X6
+	VXORPS X7, X7, X7
+	TESTQ CX, CX
+	JZ r4tq2done
+r4tq2loop:
+	TQ2_BSUMS
+	TQ2_CODES(SI, Y0)
+	TQ2_CODES(R10, Y1)
+	TQ2_CODES(R11, Y2)
+	TQ2_CODES(R12, Y3)
+	TQ2_ISUM(Y0, X0)
+	TQ2_FIN(SI, X4)
+	TQ2_ISUM(Y1, X1)
+	TQ2_FIN(R10, X5)
+	TQ2_ISUM(Y2, X2)
+	TQ2_FIN(R11, X6)
+	TQ2_ISUM(Y3, X3)
+	TQ2_FIN(R12, X7)
+	ADVW4(66)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ r4tq2loop
+r4tq2done:
+	MOVSS X4, 0(R9)
+	MOVSS X5, 4(R9)
+	MOVSS X6, 8(R9)
+	MOVSS X7, 12(R9)
+	VZEROUPPER
+	RET
