@@ -128,3 +128,184 @@ r4tq2done:
 	MOVSS X7, 12(R9)
 	VZEROUPPER
 	RET
+
+// ---- TQ1_0 against Q8_K on AVX2. Trit n of a byte b is
+// ((b·3^n mod 256)·3) >> 8: per 16-bit word, the low byte and the high byte
+// are multiplied by 3^n separately (VPMULLW; the low one masked to 8 bits,
+// the high one's product already sits mod 256 in the high byte), moved to
+// the high byte and VPMULHUW by 3 gives (q·3) >> 8. Eight 32-byte vectors
+// of trits cover a super-block in the activations' order: qs[0..31] at
+// 3^0..3^4 (elements 0..159), qs[32..47] in both lanes at (1, 3), (9, 27)
+// (elements 160..223), and qs[32..47] at 81 beside qh[0..3] repeated four
+// times at 1, 3, 9, 27 (elements 224..255). Trits ≤ 2 make each
+// VPMADDUBSW pair at most 512 in magnitude, eight of them add in int16, and
+// the bsums remove the +1 as for TQ2_0: the int32 Σ (t-1)·a is exact, and
+// the float step is the scalar dot's (bit-identical to dotTQ1_0 for
+// QuantizeAct's activations).
+
+DATA tqp1<>+0(SB)/8, $0x0001000100010001
+DATA tqp1<>+8(SB)/8, $0x0001000100010001
+DATA tqp1<>+16(SB)/8, $0x0001000100010001
+DATA tqp1<>+24(SB)/8, $0x0001000100010001
+GLOBL tqp1<>(SB), RODATA|NOPTR, $32
+DATA tqp3<>+0(SB)/8, $0x0003000300030003
+DATA tqp3<>+8(SB)/8, $0x0003000300030003
+DATA tqp3<>+16(SB)/8, $0x0003000300030003
+DATA tqp3<>+24(SB)/8, $0x0003000300030003
+GLOBL tqp3<>(SB), RODATA|NOPTR, $32
+DATA tqp9<>+0(SB)/8, $0x0009000900090009
+DATA tqp9<>+8(SB)/8, $0x0009000900090009
+DATA tqp9<>+16(SB)/8, $0x0009000900090009
+DATA tqp9<>+24(SB)/8, $0x0009000900090009
+GLOBL tqp9<>(SB), RODATA|NOPTR, $32
+DATA tqp27<>+0(SB)/8, $0x001b001b001b001b
+DATA tqp27<>+8(SB)/8, $0x001b001b001b001b
+DATA tqp27<>+16(SB)/8, $0x001b001b001b001b
+DATA tqp27<>+24(SB)/8, $0x001b001b001b001b
+GLOBL tqp27<>(SB), RODATA|NOPTR, $32
+DATA tqp81<>+0(SB)/8, $0x0051005100510051
+DATA tqp81<>+8(SB)/8, $0x0051005100510051
+DATA tqp81<>+16(SB)/8, $0x0051005100510051
+DATA tqp81<>+24(SB)/8, $0x0051005100510051
+GLOBL tqp81<>(SB), RODATA|NOPTR, $32
+DATA tqp5<>+0(SB)/8, $0x0001000100010001
+DATA tqp5<>+8(SB)/8, $0x0001000100010001
+DATA tqp5<>+16(SB)/8, $0x0003000300030003
+DATA tqp5<>+24(SB)/8, $0x0003000300030003
+GLOBL tqp5<>(SB), RODATA|NOPTR, $32
+DATA tqp6<>+0(SB)/8, $0x0009000900090009
+DATA tqp6<>+8(SB)/8, $0x0009000900090009
+DATA tqp6<>+16(SB)/8, $0x001b001b001b001b
+DATA tqp6<>+24(SB)/8, $0x001b001b001b001b
+GLOBL tqp6<>(SB), RODATA|NOPTR, $32
+DATA tqp7<>+0(SB)/8, $0x0051005100510051
+DATA tqp7<>+8(SB)/8, $0x0051005100510051
+DATA tqp7<>+16(SB)/8, $0x0003000300010001
+DATA tqp7<>+24(SB)/8, $0x001b001b00090009
+GLOBL tqp7<>(SB), RODATA|NOPTR, $32
+DATA tqw3<>+0(SB)/8, $0x0003000300030003
+DATA tqw3<>+8(SB)/8, $0x0003000300030003
+DATA tqw3<>+16(SB)/8, $0x0003000300030003
+DATA tqw3<>+24(SB)/8, $0x0003000300030003
+GLOBL tqw3<>(SB), RODATA|NOPTR, $32
+DATA tqlo<>+0(SB)/8, $0x00ff00ff00ff00ff
+DATA tqlo<>+8(SB)/8, $0x00ff00ff00ff00ff
+DATA tqlo<>+16(SB)/8, $0x00ff00ff00ff00ff
+DATA tqlo<>+24(SB)/8, $0x00ff00ff00ff00ff
+GLOBL tqlo<>(SB), RODATA|NOPTR, $32
+
+// dst = the trits of the bytes in src at the word multipliers p (a memory
+// operand). Y15 = 0x00ff words, Y13 = 3 words; clobbers Y12.
+#define TQ1_TRITS(src, p, dst) \
+	VPAND Y15, src, dst; \
+	VPMULLW p, dst, dst; \
+	VPAND Y15, dst, dst; \
+	VPSLLW $8, dst, dst; \
+	VPMULHUW Y13, dst, dst; \
+	VPANDN src, Y15, Y12; \
+	VPMULLW p, Y12, Y12; \
+	VPMULHUW Y13, Y12, Y12; \
+	VPSLLW $8, Y12, Y12; \
+	VPOR Y12, dst, dst
+
+// acc16 (+)= VPMADDUBSW(trits of src at p, the activations at ao(DI)).
+#define TQ1_FIRST(src, p, ao, acc16) \
+	TQ1_TRITS(src, p, Y8); \
+	VPMADDUBSW ao(DI), Y8, acc16
+
+#define TQ1_PART(src, p, ao, acc16) \
+	TQ1_TRITS(src, p, Y8); \
+	VPMADDUBSW ao(DI), Y8, Y8; \
+	VPADDW Y8, acc16, acc16
+
+// acc16 = the int16 pair sums of the block at r against the activations
+// at DI. Clobbers Y8, Y10, Y11, Y12.
+#define TQ1_CODES(r, acc16) \
+	VMOVDQU (r), Y10; \
+	TQ1_FIRST(Y10, tqp1<>(SB), 4, acc16); \
+	TQ1_PART(Y10, tqp3<>(SB), 36, acc16); \
+	TQ1_PART(Y10, tqp9<>(SB), 68, acc16); \
+	TQ1_PART(Y10, tqp27<>(SB), 100, acc16); \
+	TQ1_PART(Y10, tqp81<>(SB), 132, acc16); \
+	VBROADCASTI128 32(r), Y11; \
+	TQ1_PART(Y11, tqp5<>(SB), 164, acc16); \
+	TQ1_PART(Y11, tqp6<>(SB), 196, acc16); \
+	VPBROADCASTD 48(r), X10; \
+	VINSERTI128 $1, X10, Y11, Y11; \
+	TQ1_PART(Y11, tqp7<>(SB), 228, acc16)
+
+// sum += float(AX) · (d_a (f32 at DI) · fp16(d_w at r+52)).
+#define TQ1_FIN(r, sum) \
+	MOVWLZX 52(r), BX; \
+	VMOVD BX, X13; \
+	VCVTPH2PS X13, X13; \
+	VMULSS (DI), X13, X13; \
+	VCVTSI2SSL AX, X12, X12; \
+	VMULSS X13, X12, X12; \
+	VADDSS X12, sum, sum
+
+// Y13 = 3 words again after TQ1_FIN used X13.
+#define TQ1_RELOAD VMOVDQU tqw3<>(SB), Y13
+
+// func dotTQ1_0Q8_KAVX2(nb int, w, a *byte) float32
+TEXT ·dotTQ1_0Q8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	VMOVDQU tqlo<>(SB), Y15
+	VPBROADCASTD tqcw1<>(SB), Y14
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ tq1done
+tq1loop:
+	TQ1_RELOAD
+	TQ2_BSUMS
+	TQ1_CODES(SI, Y1)
+	TQ2_ISUM(Y1, X1)
+	TQ1_FIN(SI, X0)
+	ADDQ $54, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ tq1loop
+tq1done:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotRows4TQ1_0Q8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4TQ1_0Q8_KAVX2(SB), NOSPLIT, $0-40
+	ARGSR4
+	VMOVDQU tqlo<>(SB), Y15
+	VPBROADCASTD tqcw1<>(SB), Y14
+	VXORPS X4, X4, X4
+	VXORPS X5, X5, X5
+	VXORPS X6, X6, X6
+	VXORPS X7, X7, X7
+	TESTQ CX, CX
+	JZ r4tq1done
+r4tq1loop:
+	TQ1_RELOAD
+	TQ2_BSUMS
+	TQ1_CODES(SI, Y0)
+	TQ1_CODES(R10, Y1)
+	TQ1_CODES(R11, Y2)
+	TQ1_CODES(R12, Y3)
+	TQ2_ISUM(Y0, X0)
+	TQ1_FIN(SI, X4)
+	TQ2_ISUM(Y1, X1)
+	TQ1_FIN(R10, X5)
+	TQ2_ISUM(Y2, X2)
+	TQ1_FIN(R11, X6)
+	TQ2_ISUM(Y3, X3)
+	TQ1_FIN(R12, X7)
+	ADVW4(54)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ r4tq1loop
+r4tq1done:
+	MOVSS X4, 0(R9)
+	MOVSS X5, 4(R9)
+	MOVSS X6, 8(R9)
+	MOVSS X7, 12(R9)
+	VZEROUPPER
+	RET
