@@ -19,6 +19,8 @@ import (
 // tensors must be our Quantize of the source's values byte for byte.
 var quantizedByGo = map[string]ggml.Type{
 	"MXFP4_MOE" + PureSuffix: ggml.MXFP4,
+	"TQ1_0":                  ggml.TQ1_0,
+	"TQ2_0":                  ggml.TQ2_0,
 }
 
 // TestQuantizeMatchesLlamaCpp re-quantizes, with kernels.Quantize, every
