@@ -69,6 +69,7 @@ var neonRows = []archRow{
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEON, dot4: dot4IQ4_XSQ8_KNEON, rows4: dotRows4IQ4_XSQ8_KNEON},
 	{t: ggml.MXFP4, dot: dotMXFP4Q8_0NEON, dot4: dot4MXFP4Q8_0NEON, rows4: dotRows4MXFP4Q8_0NEON},
 	{t: ggml.TQ2_0, dot: dotTQ2_0Q8_KNEON},
+	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KNEON},
 }
 
 //go:noescape

@@ -1,8 +1,11 @@
 package kernels
 
-// TQ2_0's NEON dot (tq_arm64.s), bit-identical to the scalar dot for
-// QuantizeAct's activations. TQ1_0 and the four-row routines run the
-// portable code on arm64.
+// The ternary types' NEON dots (tq_arm64.s, ARMv8.0), bit-identical to the
+// scalar dots for QuantizeAct's activations. Their four-row routines and
+// packed MatMuls are not written for arm64 (MatVec runs the one-row dot).
 
 //go:noescape
 func dotTQ2_0Q8_KNEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotTQ1_0Q8_KNEON(nb int, w, a *byte) float32
