@@ -175,6 +175,7 @@ var avx512Rows = []archRow{
 		gemm: gemm32(128, gemmPackIQ4_NL, gemmKernel)},
 	{t: ggml.MXFP4, dot: dotMXFP4Q8_0AVX2, rows4: dotRows4MXFP4Q8_0AVX512,
 		gemm: gemm32(128, gemmPackMXFP4AVX512, gemmKernel)},
+	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KAVX512, rows4: dotRows4TQ1_0Q8_KAVX512},
 }
 
 //go:noescape

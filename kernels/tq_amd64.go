@@ -16,3 +16,12 @@ func dotTQ1_0Q8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotRows4TQ1_0Q8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
+
+// The AVX-512 TQ1_0 routines: the AVX2 ones' trit extraction on ZMM, 64
+// trits per vector (tq_amd64.s); bit-identical to them.
+
+//go:noescape
+func dotTQ1_0Q8_KAVX512(nb int, w, a *byte) float32
+
+//go:noescape
+func dotRows4TQ1_0Q8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)

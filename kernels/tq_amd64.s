@@ -309,3 +309,161 @@ r4tq1done:
 	MOVSS X7, 12(R9)
 	VZEROUPPER
 	RET
+
+// ---- TQ1_0 on AVX-512 (BW): TQ1_TRITS on ZMM, four 64-trit vectors per
+// super-block: qs[0..31] in both halves at (1, 3) and (9, 27) (elements
+// 0..127), [qs[0..31] | qs[32..47] | qs[32..47]] at (81 | 1 | 3)
+// (128..191), and [qs[32..47] ×3 | qh[0..3] ×4] at (9 | 27 | 81 | 1, 3, 9,
+// 27) (192..255). The int32 Σ (t-1)·a is exact as on AVX2 and the float
+// step the scalar dot's, so both routines are bit-identical to dotTQ1_0
+// (for QuantizeAct's activations) and to the AVX2 ones.
+
+DATA tqz1<>+0(SB)/8, $0x0001000100010001
+DATA tqz1<>+8(SB)/8, $0x0001000100010001
+DATA tqz1<>+16(SB)/8, $0x0001000100010001
+DATA tqz1<>+24(SB)/8, $0x0001000100010001
+DATA tqz1<>+32(SB)/8, $0x0003000300030003
+DATA tqz1<>+40(SB)/8, $0x0003000300030003
+DATA tqz1<>+48(SB)/8, $0x0003000300030003
+DATA tqz1<>+56(SB)/8, $0x0003000300030003
+GLOBL tqz1<>(SB), RODATA|NOPTR, $64
+DATA tqz2<>+0(SB)/8, $0x0009000900090009
+DATA tqz2<>+8(SB)/8, $0x0009000900090009
+DATA tqz2<>+16(SB)/8, $0x0009000900090009
+DATA tqz2<>+24(SB)/8, $0x0009000900090009
+DATA tqz2<>+32(SB)/8, $0x001b001b001b001b
+DATA tqz2<>+40(SB)/8, $0x001b001b001b001b
+DATA tqz2<>+48(SB)/8, $0x001b001b001b001b
+DATA tqz2<>+56(SB)/8, $0x001b001b001b001b
+GLOBL tqz2<>(SB), RODATA|NOPTR, $64
+DATA tqz3<>+0(SB)/8, $0x0051005100510051
+DATA tqz3<>+8(SB)/8, $0x0051005100510051
+DATA tqz3<>+16(SB)/8, $0x0051005100510051
+DATA tqz3<>+24(SB)/8, $0x0051005100510051
+DATA tqz3<>+32(SB)/8, $0x0001000100010001
+DATA tqz3<>+40(SB)/8, $0x0001000100010001
+DATA tqz3<>+48(SB)/8, $0x0003000300030003
+DATA tqz3<>+56(SB)/8, $0x0003000300030003
+GLOBL tqz3<>(SB), RODATA|NOPTR, $64
+DATA tqz4<>+0(SB)/8, $0x0009000900090009
+DATA tqz4<>+8(SB)/8, $0x0009000900090009
+DATA tqz4<>+16(SB)/8, $0x001b001b001b001b
+DATA tqz4<>+24(SB)/8, $0x001b001b001b001b
+DATA tqz4<>+32(SB)/8, $0x0051005100510051
+DATA tqz4<>+40(SB)/8, $0x0051005100510051
+DATA tqz4<>+48(SB)/8, $0x0003000300010001
+DATA tqz4<>+56(SB)/8, $0x001b001b00090009
+GLOBL tqz4<>(SB), RODATA|NOPTR, $64
+
+// dst = the trits of the bytes in src at the word multipliers p (memory).
+// Z31 = 0x00ff words, Z30 = 3 words; clobbers Z29.
+#define TQ1Z_TRITS(src, p, dst) \
+	VPANDD Z31, src, dst; \
+	VPMULLW p, dst, dst; \
+	VPANDD Z31, dst, dst; \
+	VPSLLW $8, dst, dst; \
+	VPMULHUW Z30, dst, dst; \
+	VPANDND src, Z31, Z29; \
+	VPMULLW p, Z29, Z29; \
+	VPMULHUW Z30, Z29, Z29; \
+	VPSLLW $8, Z29, Z29; \
+	VPORD Z29, dst, dst
+
+#define TQ1Z_PART(src, p, ao, acc16) \
+	TQ1Z_TRITS(src, p, Z28); \
+	VPMADDUBSW ao(DI), Z28, Z28; \
+	VPADDW Z28, acc16, acc16
+
+// acc16 = the int16 pair sums of the block at r against the activations
+// at DI (acc16 a ZMM). Clobbers Z25..Z29.
+#define TQ1Z_CODES(r, acc16) \
+	VBROADCASTI64X4 (r), Z26; \
+	TQ1Z_TRITS(Z26, tqz1<>(SB), Z28); \
+	VPMADDUBSW 4(DI), Z28, acc16; \
+	TQ1Z_PART(Z26, tqz2<>(SB), 68, acc16); \
+	VBROADCASTI32X4 32(r), Z27; \
+	VINSERTI64X4 $1, Y27, Z26, Z26; \
+	TQ1Z_PART(Z26, tqz3<>(SB), 132, acc16); \
+	VPBROADCASTD 48(r), X25; \
+	VINSERTI32X4 $3, X25, Z27, Z27; \
+	TQ1Z_PART(Z27, tqz4<>(SB), 196, acc16)
+
+// AX = the int32 Σ (t-1)·a from the ZMM acc16 (y, x: its lower halves) and
+// Y9 = VPMADDWD(bsums, 1) (8 int32). Z24 = 1 words. Clobbers Y12.
+#define TQ1Z_ISUM(acc16, y, x) \
+	VPMADDWD Z24, acc16, acc16; \
+	VEXTRACTI64X4 $1, acc16, Y12; \
+	VPADDD Y12, y, y; \
+	VPSUBD Y9, y, y; \
+	VEXTRACTI128 $1, y, X12; \
+	VPADDD X12, x, x; \
+	VPSHUFD $0x4E, x, X12; \
+	VPADDD X12, x, x; \
+	VPSHUFD $0xB1, x, X12; \
+	VPADDD X12, x, x; \
+	VMOVD x, AX
+
+#define TQ1Z_SETUP \
+	VPBROADCASTD tqlo<>(SB), Z31; \
+	VPBROADCASTW tqw3<>(SB), Z30; \
+	VPBROADCASTD tqcw1<>(SB), Z24; \
+	VPBROADCASTD tqcw1<>(SB), Y14
+
+// func dotTQ1_0Q8_KAVX512(nb int, w, a *byte) float32
+TEXT ·dotTQ1_0Q8_KAVX512(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	TQ1Z_SETUP
+	VXORPS X0, X0, X0
+	TESTQ CX, CX
+	JZ tq1zdone
+tq1zloop:
+	TQ2_BSUMS
+	TQ1Z_CODES(SI, Z1)
+	TQ1Z_ISUM(Z1, Y1, X1)
+	TQ1_FIN(SI, X0)
+	ADDQ $54, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ tq1zloop
+tq1zdone:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotRows4TQ1_0Q8_KAVX512(nb int, w, a *byte, stride int, y *[4]float32)
+TEXT ·dotRows4TQ1_0Q8_KAVX512(SB), NOSPLIT, $0-40
+	ARGSR4
+	TQ1Z_SETUP
+	VXORPS X4, X4, X4
+	VXORPS X5, X5, X5
+	VXORPS X6, X6, X6
+	VXORPS X7, X7, X7
+	TESTQ CX, CX
+	JZ r4tq1zdone
+r4tq1zloop:
+	TQ2_BSUMS
+	TQ1Z_CODES(SI, Z0)
+	TQ1Z_CODES(R10, Z1)
+	TQ1Z_CODES(R11, Z2)
+	TQ1Z_CODES(R12, Z3)
+	TQ1Z_ISUM(Z0, Y0, X0)
+	TQ1_FIN(SI, X4)
+	TQ1Z_ISUM(Z1, Y1, X1)
+	TQ1_FIN(R10, X5)
+	TQ1Z_ISUM(Z2, Y2, X2)
+	TQ1_FIN(R11, X6)
+	TQ1Z_ISUM(Z3, Y3, X3)
+	TQ1_FIN(R12, X7)
+	ADVW4(54)
+	ADDQ $292, DI
+	DECQ CX
+	JNZ r4tq1zloop
+r4tq1zdone:
+	MOVSS X4, 0(R9)
+	MOVSS X5, 4(R9)
+	MOVSS X6, 8(R9)
+	MOVSS X7, 12(R9)
+	VZEROUPPER
+	RET
