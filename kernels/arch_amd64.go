@@ -62,6 +62,10 @@ var avx2Rows = []archRow{
 		gemm: gemmSplit(128, gemmPackIQ4_NLSplitAVX2, gemmKernelSplitAVX2)},
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KAVX2, rows4: dotRows4IQ4_XSQ8_KAVX2,
 		gemm: newGemmIQ4XS16},
+	{t: ggml.MXFP4, dot: dotMXFP4Q8_0AVX2, rows4: dotRows4MXFP4Q8_0AVX2,
+		gemm: gemm32PF(0, gemmPackMXFP4AVX2, gemmKernelQ8PFAVX2)},
+	{t: ggml.TQ2_0, dot: dotTQ2_0Q8_KAVX2, rows4: dotRows4TQ2_0Q8_KAVX2},
+	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KAVX2, rows4: dotRows4TQ1_0Q8_KAVX2},
 	{t: ggml.Q8_K, quantAct: quantQ8_KSIMD},
 	{t: ggml.F32, dot: dotF32AVX2},
 	{t: ggml.F16, dot: dotF16AVX2, quant: f16RowSIMD, quantAct: f16RowSIMD},
@@ -122,6 +126,9 @@ var avx512Rows = []archRow{
 		gemm: newGemmIQ4XS8AVX512},
 	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0AVX2, rows4: dotRows4IQ4_NLQ8_0AVX512,
 		gemm: gemm32(128, gemmPackIQ4_NL, gemmKernel)},
+	{t: ggml.MXFP4, dot: dotMXFP4Q8_0AVX2, rows4: dotRows4MXFP4Q8_0AVX512,
+		gemm: gemm32(128, gemmPackMXFP4AVX512, gemmKernel)},
+	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KAVX512, rows4: dotRows4TQ1_0Q8_KAVX512},
 }
 
 //go:noescape

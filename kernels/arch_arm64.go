@@ -39,6 +39,8 @@ var neonDotprodRows = []archRow{
 		gemm: gemmNEONDot(128, gemmKernelQ8_0NEONDot)},
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEONDot, dot4: dot4IQ4_XSQ8_KNEONDot, rows4: dotRows4IQ4_XSQ8_KNEONDot,
 		gemm: gemmKNEONDot(gemmIQ4XSBlockB, gemmIQ4XSKB, packIQ4XS, gemmKernelIQ4XSNEONDot)},
+	{t: ggml.MXFP4, dot: dotMXFP4Q8_0NEONDot, dot4: dot4MXFP4Q8_0NEONDot, rows4: dotRows4MXFP4Q8_0NEONDot,
+		gemm: gemmNEONDot(128, gemmKernelQ8_0NEONDot)},
 	// Q5_K keeps its ARMv8.0 dot (and four-row routines) and gains the
 	// packed MatMul, which needs SDOT.
 	{t: ggml.Q5_K, gemm: gemmKNEONDot(gemmQ4KBlockB, gemmQ4KKB, packQ5K, gemmKernelQ4KNEONDot)},
@@ -65,6 +67,9 @@ var neonRows = []archRow{
 	{t: ggml.BF16, dot: dotBF16NEON},
 	{t: ggml.IQ4_NL, dot: dotIQ4_NLQ8_0NEON, dot4: dot4IQ4_NLQ8_0NEON, rows4: dotRows4IQ4_NLQ8_0NEON},
 	{t: ggml.IQ4_XS, dot: dotIQ4_XSQ8_KNEON, dot4: dot4IQ4_XSQ8_KNEON, rows4: dotRows4IQ4_XSQ8_KNEON},
+	{t: ggml.MXFP4, dot: dotMXFP4Q8_0NEON, dot4: dot4MXFP4Q8_0NEON, rows4: dotRows4MXFP4Q8_0NEON},
+	{t: ggml.TQ2_0, dot: dotTQ2_0Q8_KNEON},
+	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KNEON},
 }
 
 //go:noescape

@@ -111,6 +111,10 @@ func newGemmNEON(t ggml.Type, off int, kernel neonGemmKernel) *gemmRoutines {
 // the high nibble of qs[e-16] otherwise; Q8_0: the byte + 128; IQ4_NL: the
 // codebook value of Q4_0's nibble + 128), then the 16 scales as f32.
 func packGemm32(t ggml.Type, n int, w []byte, ws int, dst []byte) {
+	if t == ggml.MXFP4 {
+		packGemm32MXFP4(128, n, w, ws, dst) // mxfp4.go
+		return
+	}
 	bs := t.TypeSize()
 	for b := 0; b < n; b++ {
 		o := dst[b*gemmBlockB : (b+1)*gemmBlockB]

@@ -19,7 +19,7 @@ import (
 func BenchmarkGemm(b *testing.B) {
 	shapes := [][2]int{{2048, 2048}, {5632, 2048}, {2048, 5632}}
 	r := rand.New(rand.NewPCG(111, 112))
-	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.MXFP4} {
 		for _, k := range gemmPaths(typ) {
 			for _, sh := range shapes {
 				rows, cols := sh[0], sh[1]
@@ -54,7 +54,7 @@ func BenchmarkGemm(b *testing.B) {
 func BenchmarkGemmSmallBatch(b *testing.B) {
 	const rows, cols = 2048, 2048
 	r := rand.New(rand.NewPCG(113, 114))
-	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
+	for _, typ := range []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.MXFP4} {
 		for _, k := range gemmPaths(typ) {
 			w := randWeights(r, typ, rows*cols)
 			for _, nb := range []int{2, 4, 8, 16} {

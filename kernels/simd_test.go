@@ -19,7 +19,7 @@ import (
 var simdTypes = []ggml.Type{
 	ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1, ggml.Q8_0,
 	ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K,
-	ggml.IQ4_NL, ggml.IQ4_XS,
+	ggml.IQ4_NL, ggml.IQ4_XS, ggml.MXFP4, ggml.TQ1_0, ggml.TQ2_0,
 	ggml.F32, ggml.F16, ggml.BF16,
 }
 
@@ -40,6 +40,9 @@ var simdScaleFields = map[ggml.Type]struct{ d, m []int }{
 	ggml.Q6_K:   {d: []int{208}},
 	ggml.IQ4_NL: {d: []int{0}},
 	ggml.IQ4_XS: {d: []int{0}},
+	ggml.MXFP4:  {},
+	ggml.TQ1_0:  {d: []int{52}},
+	ggml.TQ2_0:  {d: []int{64}},
 }
 
 // simdHalf is a finite fp16 in ±[2^-9, 2^-1): scales of realistic size
@@ -94,6 +97,9 @@ func simdRow(t testing.TB, r *rand.Rand, typ ggml.Type, n int, raw bool) []byte 
 	for o := 0; o < size; o += typ.TypeSize() {
 		for _, off := range append(f.d, f.m...) {
 			binary.LittleEndian.PutUint16(b[o+off:], simdHalf(r))
+		}
+		for _, off := range e8m0Fields[typ] {
+			b[o+off] = byte(119 + r.IntN(8)) // 2^(e-128) in [2^-9, 2^-1]
 		}
 	}
 	return b

@@ -69,6 +69,9 @@ var portableRows = [numTypes]routines{
 	ggml.Q8_K:   {deq: deqQ8_K, quant: quantQ8_K, quantAct: quantQ8_K},
 	ggml.IQ4_NL: {act: ggml.Q8_0, dots: dotSet{dot: dotIQ4_NL}, deq: deqIQ4_NL},
 	ggml.IQ4_XS: {act: ggml.Q8_K, dots: dotSet{dot: dotIQ4_XS}, deq: deqIQ4_XS},
+	ggml.MXFP4:  {act: ggml.Q8_0, dots: dotSet{dot: dotMXFP4}, deq: deqMXFP4, quant: quantMXFP4},
+	ggml.TQ1_0:  {act: ggml.Q8_K, dots: dotSet{dot: dotTQ1_0}, deq: deqTQ1_0, quant: quantTQ1_0},
+	ggml.TQ2_0:  {act: ggml.Q8_K, dots: dotSet{dot: dotTQ2_0}, deq: deqTQ2_0, quant: quantTQ2_0},
 }
 
 // row returns k's row for t, or nil for an id beyond the table.

@@ -85,7 +85,7 @@ func unsupported(format string, a ...any) error {
 }
 
 // unsupportedType is the load-time refusal of a tensor whose type no kernel
-// path can execute (IQ1/IQ2/IQ3, TQ, MXFP4, integer types ...): one line
+// path can execute (IQ1/IQ2/IQ3, TQ, integer types ...): one line
 // naming the tensor, its type and the types this build runs.
 func unsupportedType(name string, t ggml.Type) error {
 	var ok []string

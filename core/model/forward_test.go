@@ -380,7 +380,7 @@ func TestConfigErrors(t *testing.T) {
 		{"expert_count without router", func(c *tiny) {
 			c.meta = map[string]any{"llama.expert_count": uint32(4), "llama.expert_used_count": uint32(2)}
 		}, "llama.expert_count = 4 but the file has no router"},
-		{"unsupported type", func(c *tiny) { c.typ = ggml.MXFP4 }, "has type MXFP4"},
+		{"unsupported type", func(c *tiny) { c.typ = ggml.I8 }, "has type I8"},
 		{"vocab larger than the embedding", func(c *tiny) {
 			c.meta = map[string]any{"tokenizer.ggml.tokens": tokenNames(c.vocab + 1)}
 		}, "tokenizer has 81 tokens (tokenizer.ggml.tokens) but token_embd.weight and output.weight have 80 rows"},

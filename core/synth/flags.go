@@ -41,7 +41,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		Ctx:       fs.Int("ctx", 2048, "training context length"),
 		RopeBase:  fs.Float64("rope-base", 10000, "RoPE frequency base"),
 		Eps:       fs.Float64("eps", 1e-5, "RMS norm epsilon"),
-		Type:      fs.String("type", "Q4_0", "weight `type` (F32 F16 BF16 Q8_0 Q4_0 Q4_1 Q5_0 Q5_1)"),
+		Type:      fs.String("type", "Q4_0", "weight `type` (F32 F16 BF16 Q8_0 Q4_0 Q4_1 Q5_0 Q5_1 MXFP4)"),
 		VocabFrom: fs.String("vocab-from", "", "vocab-only GGUF `file` to copy tokenizer.* metadata from"),
 		VocabSize: fs.Int("vocab", 32000, "synthetic vocabulary size when --vocab-from is not given"),
 		Seed:      fs.Uint64("seed", 1, "random seed"),

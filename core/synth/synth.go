@@ -128,11 +128,12 @@ type Progress func(done, total uint64, tensor string)
 // fileType maps a weight type to llama.cpp's general.file_type enum.
 var fileType = map[ggml.Type]uint32{
 	ggml.F32: 0, ggml.F16: 1, ggml.Q4_0: 2, ggml.Q4_1: 3, ggml.Q8_0: 7, ggml.Q5_0: 8, ggml.Q5_1: 9, ggml.BF16: 32,
+	ggml.MXFP4: 38, // LLAMA_FTYPE_MOSTLY_MXFP4_MOE
 }
 
 // Types are the weight types synth can write.
 func Types() []ggml.Type {
-	return []ggml.Type{ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0, ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1}
+	return []ggml.Type{ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0, ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1, ggml.MXFP4}
 }
 
 func (c *Config) defaults() {

@@ -42,6 +42,7 @@ var scaleFields = map[ggml.Type][]int{
 	ggml.Q4_0: {0}, ggml.Q4_1: {0, 2}, ggml.Q5_0: {0}, ggml.Q5_1: {0, 2}, ggml.Q8_0: {0},
 	ggml.Q2_K: {80, 82}, ggml.Q3_K: {108}, ggml.Q4_K: {0, 2}, ggml.Q5_K: {0, 2}, ggml.Q6_K: {208},
 	ggml.IQ4_NL: {0}, ggml.IQ4_XS: {0},
+	ggml.TQ1_0: {52}, ggml.TQ2_0: {64},
 }
 
 // ScaleFields returns the byte offsets of the fp16 scale (and min) fields in
@@ -95,8 +96,19 @@ func (k API) RandWeights(r *rand.Rand, t ggml.Type, n int) []byte {
 			}
 			binary.LittleEndian.PutUint16(w[b+off:], k.F32ToF16(v))
 		}
+		for _, off := range e8m0Fields[t] {
+			w[b+off] = byte(116 + r.IntN(9)) // 2^(e-128) in [2^-12, 2^-4]
+		}
 	}
 	return w
+}
+
+// e8m0Fields lists, per block type, the offsets of E8M0 exponent bytes
+// (2^(e-128) scales), which random rows set to realistic exponents as they
+// set fp16 scales: a random byte would reach 2^127 and turn the dots into
+// Inf.
+var e8m0Fields = map[ggml.Type][]int{
+	ggml.MXFP4: {0},
 }
 
 // RandActivations returns n activation values ~ N(0, 1) with occasional ×20

@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/synth"
@@ -99,10 +100,21 @@ func SynthBytes(ctx context.Context, s golden.Synth, vocab *gguf.File) ([]byte, 
 	return buf.Bytes(), nil
 }
 
+// PureSuffix marks a file type quantized with llama.cpp's --pure: every
+// matrix of the requested type, no per-tensor mix. MXFP4_MOE needs it for a
+// dense model (without it llama.cpp writes Q8_0 everywhere but in expert
+// tensors).
+const PureSuffix = "+pure"
+
 // Quantize runs llama.cpp's quantizer: in (F16/F32 GGUF) to out as file
-// type ftype (Q4_K_M, IQ4_XS, F16 ...), with its default per-tensor mix.
+// type ftype (Q4_K_M, IQ4_XS, F16 ...), with its default per-tensor mix,
+// or with --pure for a ftype ending in PureSuffix (MXFP4_MOE+pure).
 func (t Tools) Quantize(ctx context.Context, in, out, ftype string) error {
-	cmd := exec.CommandContext(ctx, t.Bin, "--lib", t.Lib, "--threads", "2", in, out, ftype)
+	args := []string{"--lib", t.Lib, "--threads", "2"}
+	if base, ok := strings.CutSuffix(ftype, PureSuffix); ok {
+		args, ftype = append(args, "--pure"), base
+	}
+	cmd := exec.CommandContext(ctx, t.Bin, append(args, in, out, ftype)...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Run(); err != nil {

@@ -212,6 +212,96 @@ for name, suffix in (("IQ4_NL", "iq4_nl_q8_0"), ("IQ4_XS", "iq4_xs_q8_K")):
                               "simd": vec_dot("ggml_vec_dot_" + suffix, n, w, a),
                               "generic": vec_dot("ggml_vec_dot_%s_generic" % suffix, n, w, a)})
 
+# MXFP4 (E8M0 exponent byte, 16 bytes of E2M1 codes; dotted with Q8_0 as in
+# ggml's type traits). Its own seed, after everything above, so the earlier
+# vectors stay byte-identical. The exponent byte is no fp16 field: blocks get
+# exponents around 127 (scales near 1) for the dots, and the dequant vectors
+# also carry the extremes (0 and 1 decode to subnormals, 254 to 2^126).
+rng = random.Random(20261205)
+TYPES["MXFP4"] = (32, 17, [])
+ACT["MXFP4"] = "Q8_0"
+
+
+def rand_mxfp4(n, exps):
+    out = bytearray(rng.getrandbits(8) for _ in range(n // 32 * 17))
+    for b in range(n // 32):
+        out[b * 17] = rng.choice(exps)
+    return bytes(out)
+
+
+for nblocks in (1, 3, 8):
+    src = rand_mxfp4(32 * nblocks, list(range(100, 150)))
+    golden["dequant"].append({"type": "MXFP4", "n": 32 * nblocks, "src": b64(src), "out": b64(dequant("MXFP4", src, 32 * nblocks))})
+ext = rand_mxfp4(32 * 8, [0])
+ext = bytearray(ext)
+for b, e in enumerate((0, 1, 2, 3, 126, 127, 253, 254)):
+    ext[b * 17] = e
+golden["dequant"].append({"type": "MXFP4", "n": 256, "src": b64(ext), "out": b64(dequant("MXFP4", bytes(ext), 256))})
+
+# Quantization: random rows, the shared rounding probes, and blocks whose
+# largest magnitude sits within a few f32 ulps of a power of two (where
+# floorf(log2f(amax)) decides the exponent) or is subnormal.
+mx_inputs = [rand_activations(32), rand_activations(4 * 32)] + special_inputs(32)
+near = []
+for k in range(-20, 21, 3):
+    p = 2.0 ** k
+    for steps in (-3, -2, -1, 0, 1, 2):
+        v = struct.unpack("<f", struct.pack("<f", p))[0]
+        bits = struct.unpack("<I", struct.pack("<f", v))[0] + steps
+        v = struct.unpack("<f", struct.pack("<I", bits))[0]
+        blk = [rng.uniform(-1, 1) * v * 0.7 for _ in range(32)]
+        blk[rng.randrange(32)] = v if rng.randrange(2) else -v
+        near += [struct.unpack("<f", struct.pack("<f", x))[0] for x in blk]
+mx_inputs.append(near)
+tiny = [rng.uniform(-1, 1) * 1e-39 for _ in range(32)] + [rng.uniform(-1, 1) * 1e-44 for _ in range(32)]
+mx_inputs.append([struct.unpack("<f", struct.pack("<f", x))[0] for x in tiny])
+# Exact midpoints between adjacent table values (ties go to the lower code).
+d = 2.0 ** -3
+mids = [(a + b) / 2 * d for a, b in ((0, 1), (1, 2), (2, 3), (3, 4), (4, 6), (6, 8), (8, 12))]
+tie = [12 * d] + mids + [-m for m in mids] + [0.0, -0.0] + [m * 1.0000001 for m in mids]
+tie += [0.0] * (32 - len(tie) % 32 if len(tie) % 32 else 0)
+mx_inputs.append(tie)
+for xs in mx_inputs:
+    golden["quant"].append({"type": "MXFP4", "n": len(xs), "src": b64(f32bytes(xs)), "out": b64(quantize("MXFP4", xs))})
+
+for n in (32, 96, 4096, 11008):
+    w = rand_mxfp4(n, list(range(115, 135)))
+    a = quantize("Q8_0", rand_activations(n))
+    golden["dot"].append({"type": "MXFP4", "n": n, "w": b64(w), "a": b64(a),
+                          "simd": vec_dot("ggml_vec_dot_mxfp4_q8_0", n, w, a),
+                          "generic": vec_dot("ggml_vec_dot_mxfp4_q8_0_generic", n, w, a)})
+
+# TQ1_0 / TQ2_0 (ternary; dotted with Q8_K as in ggml's type traits). Own
+# seed, after everything above. Weights are random bytes with a random fp16
+# d (TQ2_0's unused code 3 and TQ1_0's bytes past 242 included: the decoders
+# are defined for every byte).
+rng = random.Random(20261206)
+TYPES["TQ1_0"] = (256, 54, [52])
+TYPES["TQ2_0"] = (256, 66, [64])
+ACT.update({"TQ1_0": "Q8_K", "TQ2_0": "Q8_K"})
+for name in ("TQ1_0", "TQ2_0"):
+    for nblocks in (1, 3):
+        n = 256 * nblocks
+        src = rand_weights(name, n)
+        golden["dequant"].append({"type": name, "n": n, "src": b64(src), "out": b64(dequant(name, src, n))})
+    tq_inputs = [rand_activations(256), rand_activations(3 * 256)]
+    # Rounding probes: values at exactly ±amax/2 (lroundf ties away from
+    # zero), just below, zeros, an all-zero block.
+    tie = [0.0] * 256
+    tie[0] = 2.0
+    for i in range(1, 256):
+        tie[i] = [1.0, -1.0, 0.99999994, -0.99999994, 0.0, 2.0, -2.0, 0.5][i % 8]
+    tq_inputs += [tie, [0.0] * 256]
+    for xs in tq_inputs:
+        golden["quant"].append({"type": name, "n": len(xs), "src": b64(f32bytes(xs)), "out": b64(quantize(name, xs))})
+for name, suffix in (("TQ1_0", "tq1_0_q8_K"), ("TQ2_0", "tq2_0_q8_K")):
+    for n in (256, 768, 4096, 11008 if 11008 % 256 == 0 else 14336):
+        w = rand_weights(name, n)
+        a = quantize("Q8_K", rand_activations(n))
+        golden["dot"].append({"type": name, "n": n, "w": b64(w), "a": b64(a),
+                              "simd": vec_dot("ggml_vec_dot_" + suffix, n, w, a),
+                              "generic": vec_dot("ggml_vec_dot_%s_generic" % suffix, n, w, a)})
+
 with open(OUT, "w") as f:
     json.dump(golden, f, indent=0)
     f.write("\n")
