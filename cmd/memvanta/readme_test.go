@@ -9,14 +9,14 @@ import (
 	"testing"
 )
 
-// readmeBlock is a fenced block of README.md marked with
+// readmeBlock is a fenced block of README.md or docs/*.md marked with
 // <!-- readme-test: run --> (every `$ ./memvanta ...` command must exit 0)
 // or <!-- readme-test: output --> (and every output line shown after a
 // command must be a line of its stdout or stderr; in lines reporting
 // timings or sizes — tok/s, MiB, seed — numbers and the kernel name may
 // differ).
 type readmeBlock struct {
-	line   int // README line of the opening fence
+	line   int // line of the opening fence in its file
 	output bool
 	cmds   []readmeCmd
 }
@@ -75,9 +75,16 @@ func normalize(l string) string {
 	return l
 }
 
-// TestREADMECommands runs the README's marked commands in order, in a
-// scratch directory holding ./memvanta (the built binary), ../shared (the
-// real one) and testdata, as a user on a fresh clone would.
+// minDocCommands is how many marked ./memvanta commands README.md and
+// docs/*.md hold together; fewer means a mark was lost in an edit.
+const minDocCommands = 9
+
+// TestREADMECommands runs the marked commands of README.md and of every
+// docs/*.md, file by file and in order within a file, each file in a
+// scratch directory of its own holding ./memvanta (the built binary),
+// ../shared (the real one) and testdata, as a user on a fresh clone would.
+// A file's blocks may use what its earlier blocks wrote (s1.gguf), never
+// another file's.
 func TestREADMECommands(t *testing.T) {
 	shared, err := filepath.Abs("../../../shared")
 	if err != nil {
@@ -86,21 +93,45 @@ func TestREADMECommands(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(shared, "models", "stories260K-F32.gguf")); err != nil {
 		t.Skipf("../shared with the trained model is not beside the repo: %v", err)
 	}
-	text, err := os.ReadFile("../../README.md")
+	docs, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := parseREADME(string(text))
-	if len(blocks) < 3 {
-		t.Fatalf("README has %d blocks marked readme-test; the first command at least must be", len(blocks))
+	files := append([]string{"../../README.md"}, docs...)
+	testdata, _ := filepath.Abs("../../testdata")
+	bin := memvantaBin(t)
+	ran := 0
+	for _, path := range files {
+		name, _ := filepath.Rel("../..", path)
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := parseREADME(string(text))
+		if name == "README.md" && len(blocks) == 0 {
+			t.Errorf("README.md has no block marked readme-test; the main command at least must be")
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			ran += runDocBlocks(t, name, blocks, bin, shared, testdata)
+		})
 	}
+	if ran < minDocCommands {
+		t.Errorf("only %d marked commands ran in README.md and docs/*.md, want at least %d", ran, minDocCommands)
+	}
+}
+
+// runDocBlocks runs one file's marked blocks in a fresh scratch directory
+// and returns how many commands it ran.
+func runDocBlocks(t *testing.T, name string, blocks []readmeBlock, bin, shared, testdata string) int {
 	root := t.TempDir()
 	work := filepath.Join(root, "memvanta")
-	testdata, _ := filepath.Abs("../../testdata")
 	if err := os.Mkdir(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range [][2]string{{memvantaBin(t), filepath.Join(work, "memvanta")}, {shared, filepath.Join(root, "shared")}, {testdata, filepath.Join(work, "testdata")}} {
+	for _, l := range [][2]string{{bin, filepath.Join(work, "memvanta")}, {shared, filepath.Join(root, "shared")}, {testdata, filepath.Join(work, "testdata")}} {
 		if err := os.Symlink(l[0], l[1]); err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +139,7 @@ func TestREADMECommands(t *testing.T) {
 	ran := 0
 	for _, b := range blocks {
 		if len(b.cmds) == 0 {
-			t.Errorf("README.md:%d: readme-test mark without a fenced block of $ commands after it", b.line)
+			t.Errorf("%s:%d: readme-test mark without a fenced block of $ commands after it", name, b.line)
 			continue
 		}
 		for _, c := range b.cmds {
@@ -123,7 +154,7 @@ func TestREADMECommands(t *testing.T) {
 			err := cmd.Run()
 			ran++
 			if err != nil {
-				t.Errorf("README.md:%d: %s: %v\nstdout: %s\nstderr: %s", c.line, c.shell, err, out.String(), errb.String())
+				t.Errorf("%s:%d: %s: %v\nstdout: %s\nstderr: %s", name, c.line, c.shell, err, out.String(), errb.String())
 				continue
 			}
 			if !b.output {
@@ -135,13 +166,11 @@ func TestREADMECommands(t *testing.T) {
 			}
 			for _, w := range c.want {
 				if !got[normalize(w)] {
-					t.Errorf("README.md:%d: %s: the README shows the line\n  %q\nwhich the command did not print; it printed\nstdout: %s\nstderr: %s",
-						c.line, c.shell, w, out.String(), errb.String())
+					t.Errorf("%s:%d: %s: the file shows the line\n  %q\nwhich the command did not print; it printed\nstdout: %s\nstderr: %s",
+						name, c.line, c.shell, w, out.String(), errb.String())
 				}
 			}
 		}
 	}
-	if ran < 5 {
-		t.Errorf("only %d README commands ran", ran)
-	}
+	return ran
 }
