@@ -149,18 +149,19 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		defer stop()
 	}
+	mf.noTokenizer = true
 	var results []benchResult
 	var last *loaded
 	interrupted := false
 	for _, threads := range mf.threadsAll {
 		mf.threads = threads
-		l, err := openModel(ctx, &mf, stderr)
-		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				interrupted = true
-				break
-			}
-			return fail("%v", err)
+		l, st := openModel(ctx, &mf, stderr)
+		if st == exitInterrupted && last != nil {
+			interrupted = true
+			break
+		}
+		if st != exitOK {
+			return st
 		}
 		if last != nil {
 			last.Close()
@@ -175,10 +176,6 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if err != nil {
 			return fail("%v", err)
 		}
-	}
-	if last == nil {
-		fmt.Fprintln(stderr, "memvanta bench: interrupted before the first measurement")
-		return exitInterrupted
 	}
 	defer last.Close()
 	if interrupted {

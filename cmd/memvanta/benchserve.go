@@ -21,7 +21,6 @@ import (
 	"github.com/memvanta/memvanta/core/chat"
 	"github.com/memvanta/memvanta/core/engine"
 	"github.com/memvanta/memvanta/core/sample"
-	"github.com/memvanta/memvanta/core/tokenizer"
 	"github.com/memvanta/memvanta/native/serve"
 	"github.com/memvanta/memvanta/native/telemetry"
 )
@@ -109,18 +108,12 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	total := mf.ctx
 	mf.ctx = 0
-	l, err := openModel(ctx, &mf, stderr)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return exitInterrupted
-		}
-		return fail("%v", err)
+	l, status := openModel(ctx, &mf, stderr)
+	if status != exitOK {
+		return status
 	}
 	defer l.Close()
-	tok, err := tokenizer.FromGGUF(l.rt.File())
-	if err != nil {
-		return fail("%v", err)
-	}
+	tok := l.tok
 	words := strings.Fields("the quick brown fox jumps over a lazy dog while seven small birds sing about rivers mountains and stars")
 	prompt := func(i int) string {
 		var sb strings.Builder

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -156,18 +155,12 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		fmt.Fprintf(stderr, "memvanta chat: "+format+"\n", a...)
 		return exitRuntime
 	}
-	l, err := openModel(ctx, &mf, stderr)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return exitInterrupted
-		}
-		return fail("%v", err)
+	l, status := openModel(ctx, &mf, stderr)
+	if status != exitOK {
+		return status
 	}
 	defer l.Close()
-	tok, err := tokenizer.FromGGUF(l.rt.File())
-	if err != nil {
-		return fail("%s: %v", mf.path, err)
-	}
+	tok := l.tok
 	smp, err := sf.build(l.cfg.NVocab, tok.IsEOG)
 	if err != nil {
 		return c.usageErr(stderr, "%v", err)
@@ -185,14 +178,9 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 	go func() { _ = eng.Run(engCtx); close(engDone) }()
 	defer func() { stopEngine(); <-engDone }()
 
-	bias := map[int32]float32{}
-	for _, b := range smp.biases {
-		bias[b.id] += b.bias
-	}
-	for id, b := range bias {
-		if math.IsInf(float64(b), 1) || math.IsNaN(float64(b)) {
-			return c.usageErr(stderr, "--logit-bias for token %d is not usable (%v)", id, b)
-		}
+	bias, err := smp.biasMap()
+	if err != nil {
+		return c.usageErr(stderr, "%v", err)
 	}
 	seed := smp.params.Seed
 	var keep []int32        // tool-call marker tokens replies keep (--json with tools)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/model"
+	"github.com/memvanta/memvanta/core/tokenizer"
 	"github.com/memvanta/memvanta/kernels"
 	"github.com/memvanta/memvanta/native/regfile"
 	"github.com/memvanta/memvanta/native/weights"
@@ -38,6 +39,11 @@ type modelFlags struct {
 	threadsArg string
 	threadList bool
 	threadsAll []int
+
+	// noTokenizer: the command feeds token ids and needs no tokenizer
+	// (bench: a 32k-token vocabulary's tables would add ~2.5 MiB to the
+	// peak RSS it reports).
+	noTokenizer bool
 }
 
 // register adds the group; ctxHelp says what -c 0 means for this command.
@@ -137,11 +143,14 @@ func parseKV(s string) (ggml.Type, error) {
 	return 0, fmt.Errorf("--kv %q: must be f32, f16 or q8_0", s)
 }
 
-// loaded is an opened model ready to run.
+// loaded is an opened model ready to run: the weights runtime (its Stats
+// are the weight telemetry bench reports), the configuration, the graph
+// and the tokenizer.
 type loaded struct {
 	rt  *weights.Model
 	cfg model.Config
 	m   *model.Model
+	tok *tokenizer.Tokenizer // nil with modelFlags.noTokenizer
 }
 
 func (l *loaded) Close() {
@@ -153,11 +162,29 @@ func (l *loaded) Close() {
 	}
 }
 
-// openModel maps the file through the native runtime (never copying the
-// whole model into the heap), reads its configuration and builds the graph.
-// A context larger than the model's training context gets a one-line
-// warning on stderr, as llama.cpp gives.
-func openModel(ctx context.Context, mf *modelFlags, stderr io.Writer) (*loaded, error) {
+// openModel opens the model every subcommand that runs one opens, the same
+// way: on failure it has said why on stderr, in one line, and returns the
+// exit status (exitInterrupted when ctx was cancelled, exitRuntime
+// otherwise).
+func openModel(ctx context.Context, mf *modelFlags, stderr io.Writer) (*loaded, int) {
+	l, err := loadModel(ctx, mf, stderr)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "memvanta %s: interrupted while loading the model\n", mf.cmd)
+			return nil, exitInterrupted
+		}
+		fmt.Fprintf(stderr, "memvanta %s: %v\n", mf.cmd, err)
+		return nil, exitRuntime
+	}
+	return l, exitOK
+}
+
+// loadModel maps the file through the native runtime (never copying the
+// whole model into the heap), reads its configuration, builds the graph
+// and, unless mf.noTokenizer, the tokenizer. A context larger than the
+// model's training context gets a one-line warning on stderr, as llama.cpp
+// gives.
+func loadModel(ctx context.Context, mf *modelFlags, stderr io.Writer) (*loaded, error) {
 	path, err := resolveModel(ctx, mf.path, stderr)
 	if err != nil {
 		return nil, err
@@ -209,6 +236,12 @@ func openModel(ctx context.Context, mf *modelFlags, stderr io.Writer) (*loaded, 
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("%s: %w", mf.path, err)
+	}
+	if !mf.noTokenizer {
+		if l.tok, err = tokenizer.FromGGUF(rt.File()); err != nil {
+			l.Close()
+			return nil, fmt.Errorf("%s: %w", mf.path, err)
+		}
 	}
 	return l, nil
 }

@@ -10,9 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/memvanta/memvanta/core/model"
-	"github.com/memvanta/memvanta/core/sample"
-	"github.com/memvanta/memvanta/core/tokenizer"
+	"github.com/memvanta/memvanta/core/engine"
 	"github.com/memvanta/memvanta/native/telemetry"
 )
 
@@ -99,24 +97,17 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return c.usageErr(stderr, "%v", err)
 	}
 
-	l, err := openModel(ctx, &mf, stderr)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(stderr, "memvanta generate: interrupted while loading the model")
-			return exitInterrupted
-		}
-		return fail("%v", err)
+	l, status := openModel(ctx, &mf, stderr)
+	if status != exitOK {
+		return status
 	}
 	defer l.Close()
-	tok, err := tokenizer.FromGGUF(l.rt.File())
-	if err != nil {
-		return fail("%s: %v", mf.path, err)
-	}
+	tok := l.tok
 	smp, err := sf.build(l.cfg.NVocab, tok.IsEOG)
 	if err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
-	sampler, err := smp.newSampler()
+	bias, err := smp.biasMap()
 	if err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
@@ -125,19 +116,34 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if len(ids) == 0 {
 		return c.usageErr(stderr, "the prompt is empty and --no-bos leaves no token to start from")
 	}
-	if len(ids) >= l.m.KV().Cap() {
-		return fail("prompt has %d tokens but the context holds %d (raise -c)", len(ids), l.m.KV().Cap())
+	kvCap := l.m.KV().Cap()
+	if len(ids) >= kvCap {
+		return fail("prompt has %d tokens but the context holds %d (raise -c)", len(ids), kvCap)
 	}
+	var stops []string
+	for _, st := range pr.stops {
+		stops = append(stops, pf.unescape(st))
+	}
+	if len(stops) > engine.MaxStops {
+		return c.usageErr(stderr, "%d stop strings, at most %d", len(stops), engine.MaxStops)
+	}
+	// One slot, stepped here (engine.Step), so each token's text is written
+	// before the next token is computed. The whole prompt is one chunk: one
+	// Forward, batched by -b. The engine ends a request when prompt and
+	// reply fill the slot (llama-server's rule); generate keeps llama-cli's,
+	// in which the last token, sampled from a full cache, needs no position
+	// of its own: so the slot has one position more than -c, which the
+	// engine never fills.
+	eng, err := engine.New(engine.PerSeq{M: l.m}, tok, engine.Options{Slots: 1, Queue: 1, CtxPerSlot: kvCap + 1, Chunk: kvCap})
+	if err != nil {
+		return fail("%v", err)
+	}
+	req := engine.Request{Prompt: ids, Sample: smp.params, MaxTokens: max(pr.n, 0), Stop: stops, LogitBias: bias, IgnoreEOS: sf.ignoreEOS}
 
 	st := genStats{PromptTokens: len(ids), Kernels: l.m.Kernels().Name, Seed: smp.params.Seed, Stop: "length"}
 	sink := &lineSink{w: bufio.NewWriter(stdout)}
 	var genIDs []int32
 	var text []byte
-	dec := tok.NewDecoder()
-	stops := &stopper{}
-	for _, st := range pr.stops {
-		stops.stops = append(stops.stops, pf.unescape(st))
-	}
 	emit := func(s string) {
 		if jsonOut {
 			text = append(text, s...)
@@ -145,27 +151,26 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		sink.write(s)
 	}
-	status := exitOK
+	status = exitOK
 	t0 := time.Now()
-	err = generate(ctx, l.m, sampler, smp.apply, ids, pr.n, func(id int32) bool {
-		if tok.IsEOG(id) && !sf.ignoreEOS {
-			st.Stop = "eog"
-			return false
+	var end engine.Event
+	if pr.n != 0 {
+		end, err = stepOne(ctx, eng, req, func(ev engine.Event) bool {
+			if len(genIDs) == 0 && len(ev.Tokens) > 0 {
+				st.PromptSec = time.Since(t0).Seconds()
+			}
+			genIDs = append(genIDs, ev.Tokens...)
+			emit(ev.Text)
+			return sink.err == nil
+		})
+		if err != nil {
+			return fail("%v", err)
 		}
-		genIDs = append(genIDs, id)
-		out, hit := stops.push(dec.Add(id))
-		emit(out)
-		if hit {
-			st.Stop = "stop"
-			return false
-		}
-		return sink.err == nil
-	}, &st)
-	if st.Stop != "stop" {
-		out, _ := stops.push(dec.Flush())
-		emit(out + stops.flush())
 	}
 	total := time.Since(t0).Seconds()
+	if len(genIDs) == 0 {
+		st.PromptSec = total
+	}
 	st.GenSec = total - st.PromptSec
 	st.GenTokens = len(genIDs)
 	if sink.err != nil {
@@ -175,21 +180,24 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return fail("writing the output: %v", sink.err)
 	}
 	switch {
-	case err == nil:
-	case errors.Is(err, context.Canceled):
+	case errors.Is(end.Err, context.Canceled):
 		st.Stop = "interrupted"
 		status = exitInterrupted // the output so far is complete
-	case errors.Is(err, model.ErrContextFull):
-		st.Stop = "context"
-	default:
+	case end.Err != nil:
 		if !jsonOut {
 			sink.write("\n")
 		}
-		fmt.Fprintf(stderr, "memvanta generate: %v\n", err)
+		fmt.Fprintf(stderr, "memvanta generate: %v\n", end.Err)
 		status = exitRuntime
+	case end.Cause == engine.CauseEOG:
+		st.Stop = "eog"
+	case end.Cause == engine.CauseStopString:
+		st.Stop = "stop"
+	case end.Cause == engine.CauseContext:
+		st.Stop = "context"
 	}
 	st.PeakRSS = telemetry.PeakRSS()
-	st.KVBytes = l.m.KV().Bytes()
+	st.KVBytes = eng.Stats().KVBytes
 	if jsonOut {
 		b, _ := json.MarshalIndent(struct {
 			PromptTokens []int32  `json:"prompt_token_ids"`
@@ -208,7 +216,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return fail("writing the output: %v", sink.err)
 	}
 	if st.Stop == "context" && pr.n >= 0 {
-		fmt.Fprintf(stderr, "memvanta generate: context limit of %d tokens reached; stopped (raise -c)\n", l.m.KV().Cap())
+		fmt.Fprintf(stderr, "memvanta generate: context limit of %d tokens reached; stopped (raise -c)\n", kvCap)
 	}
 	fmt.Fprintf(stderr, "prompt %d tok, %.2f tok/s | generated %d tok, %.2f tok/s | peak RSS %.1f MiB | kv %s %.1f MiB | kernels %s | seed %d | stop %s%s\n",
 		st.PromptTokens, tps(st.PromptTokens, st.PromptSec), st.GenTokens, tps(st.GenTokens, st.GenSec),
@@ -216,37 +224,32 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return status
 }
 
-// generate runs the prompt, then samples up to n tokens (n < 0: until
-// yield stops it or the context is full), handing each to yield (which
-// returns false to stop). bias adjusts the logits before each draw. The
-// prompt time lands in st.PromptSec.
-func generate(ctx context.Context, m *model.Model, s *sample.Sampler, bias func([]float32), prompt []int32, n int,
-	yield func(int32) bool, st *genStats) error {
-	for _, t := range prompt {
-		s.Accept(t)
-	}
-	if n == 0 {
-		return nil
-	}
-	t0 := time.Now()
-	logits, err := m.Forward(ctx, prompt)
-	st.PromptSec = time.Since(t0).Seconds()
+// stepOne runs req alone on eng, which nothing else steps or runs, handing
+// each event but the last to yield as soon as the step that made it
+// returns (yield returns false to stop: the request is left unfinished).
+// It returns the final event, whose Err says whether ctx was cancelled or
+// the model failed.
+func stepOne(ctx context.Context, eng *engine.Engine, req engine.Request, yield func(engine.Event) bool) (engine.Event, error) {
+	h, err := eng.Submit(ctx, req)
 	if err != nil {
-		return err
+		return engine.Event{}, err
 	}
-	for i := 0; n < 0 || i < n; i++ {
-		bias(logits)
-		next := s.Sample(logits)
-		s.Accept(next)
-		if !yield(next) || i == n-1 {
-			return nil
+	for {
+		busy := eng.Step(ctx)
+		for {
+			ev, ok := h.TryNext()
+			if !ok {
+				break
+			}
+			if ev.Done {
+				return ev, nil
+			}
+			if !yield(ev) {
+				return ev, nil
+			}
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if logits, err = m.Forward(ctx, []int32{next}); err != nil {
-			return err
+		if !busy {
+			return engine.Event{}, errors.New("engine: the request ended without a final event")
 		}
 	}
-	return nil
 }

@@ -83,14 +83,19 @@ func (sf *samplingFlags) build(nVocab int, isEOG func(int32) bool) (*sampling, e
 	return s, nil
 }
 
-// newSampler returns a sampler for one generation.
-func (s *sampling) newSampler() (*sample.Sampler, error) { return sample.New(s.params) }
-
-// apply adds the biases to logits in place (before the sampler sees them).
-func (s *sampling) apply(logits []float32) {
+// biasMap sums the biases by token, as the engine takes them. A sum that
+// is not a number or +inf (no sampler can draw from it) is an error.
+func (s *sampling) biasMap() (map[int32]float32, error) {
+	m := map[int32]float32{}
 	for _, b := range s.biases {
-		logits[b.id] += b.bias
+		m[b.id] += b.bias
 	}
+	for id, b := range m {
+		if math.IsInf(float64(b), 1) || math.IsNaN(float64(b)) {
+			return nil, fmt.Errorf("--logit-bias for token %d is not usable (%v)", id, b)
+		}
+	}
+	return m, nil
 }
 
 // parseSeed reads a seed: -1 (or empty) draws a random 63-bit one.

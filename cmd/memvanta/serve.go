@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/memvanta/memvanta/core/chat"
 	"github.com/memvanta/memvanta/core/engine"
-	"github.com/memvanta/memvanta/core/tokenizer"
 	"github.com/memvanta/memvanta/native/serve"
 	"github.com/memvanta/memvanta/native/telemetry"
 )
@@ -110,21 +108,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 	slotCtx := mf.ctx
 	mf.ctx = 0
-	l, err := openModel(ctx, &mf, stderr)
-	if err != nil {
+	l, status := openModel(ctx, &mf, stderr)
+	if status != exitOK {
 		hs.Close()
-		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(stderr, "memvanta serve: interrupted while loading the model")
-			return exitInterrupted
-		}
-		return fail("%v", err)
+		return status
 	}
 	defer l.Close()
-	tok, err := tokenizer.FromGGUF(l.rt.File())
-	if err != nil {
-		hs.Close()
-		return fail("%s: %v", mf.path, err)
-	}
+	tok := l.tok
 	tmpl, err := chat.Resolve(f.template, l.rt.File(), os.ReadFile, chat.Limits{})
 	if err != nil {
 		hs.Close()
@@ -153,7 +143,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stderr, "memvanta serve: model %q ready: %d slots x %d tokens, template %s, kernels %s\n",
 		id, f.slots, perSlot, tmpl.Name(), l.m.Kernels().Name)
 
-	status := exitOK
+	status = exitOK
 	select {
 	case err := <-serveErr:
 		stopEngine()

@@ -67,6 +67,11 @@ type Engine struct {
 	running   int
 	admits    uint64
 	drainStop bool // Drain's deadline passed: stop running requests
+
+	// Step's buffers, reused from step to step (only the goroutine that
+	// steps the engine touches them).
+	work                   []Work
+	live, active, sampling []*slot
 }
 
 type job struct {
@@ -210,137 +215,146 @@ func (e *Engine) Drain(ctx context.Context) error {
 // request) or after Drain once idle.
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.failQueued()
-	work := make([]Work, 0, len(e.slots))
-	active := make([]*slot, 0, len(e.slots))
-	live := make([]*slot, 0, len(e.slots))
-	sampling := make([]*slot, 0, len(e.slots))
 	for {
-		e.admit()
-		active = active[:0]
-		work = work[:0]
+		if e.Step(ctx) {
+			continue
+		}
 		e.mu.Lock()
-		stop := e.drainStop
+		closed, queued := e.closed, len(e.queue)
+		e.running = 0
+		close(e.idle)
+		e.idle = make(chan struct{})
 		e.mu.Unlock()
-		live = live[:0]
-		decoding := 0
-		for _, s := range e.slots {
-			if s.j == nil {
-				continue
-			}
-			if err := s.j.ctx.Err(); err != nil || stop || ctx.Err() != nil {
-				if err == nil {
-					err = ErrDrained
-				}
-				e.finish(s, "cancelled", err)
-				continue
-			}
-			if s.j.h.ended.Load() {
-				e.flush(s)
-				e.finish(s, "stop", nil)
-				continue
-			}
-			live = append(live, s)
-			if len(s.pending) == 0 {
-				decoding++
-			}
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		slices.SortFunc(live, func(a, b *slot) int { return cmp.Compare(a.admitted, b.admitted) })
-		budget := -1 // prompt tokens this step may still take; -1: no bound
-		if e.opt.StepTokens > 0 {
-			budget = max(e.opt.StepTokens-decoding, 1)
+		if closed && queued == 0 {
+			return nil
 		}
-		for _, s := range live {
-			w := Work{Seq: s.seq}
-			if len(s.pending) > 0 {
-				n := min(len(s.pending), e.opt.Chunk)
-				if budget >= 0 {
-					n = min(n, budget)
-					budget -= n
-				}
-				if n == 0 {
-					continue // waits for a step with room
-				}
-				w.Tokens = s.pending[:n]
-				if n == len(s.pending) {
-					w.Logits = s.logits
-				}
-			} else {
-				w.Tokens = []int32{s.next}
+		if queued > 0 {
+			continue
+		}
+		select {
+		case <-e.wake:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// Step runs one scheduling step on the caller's goroutine: it admits
+// queued requests, computes a prompt chunk or one token for every active
+// slot and emits their output before it returns. It reports whether any
+// slot was active. Run is Step in a loop. A client that owns an engine
+// (generate's one slot) calls Step itself instead of Run: it reads each
+// token's output before the next token is computed, so a cancellation
+// seen between tokens computes no further token, and no goroutine hands
+// each token over. Step must not run concurrently with Run or itself.
+func (e *Engine) Step(ctx context.Context) bool {
+	e.admit()
+	e.active = e.active[:0]
+	e.work = e.work[:0]
+	e.mu.Lock()
+	stop := e.drainStop
+	e.mu.Unlock()
+	e.live = e.live[:0]
+	decoding := 0
+	for _, s := range e.slots {
+		if s.j == nil {
+			continue
+		}
+		if err := s.j.ctx.Err(); err != nil || stop || ctx.Err() != nil {
+			if err == nil {
+				err = ErrDrained
+			}
+			e.finish(s, causeCancelled, err)
+			continue
+		}
+		if s.j.h.ended.Load() {
+			e.finish(s, CauseEnded, nil)
+			continue
+		}
+		e.live = append(e.live, s)
+		if len(s.pending) == 0 {
+			decoding++
+		}
+	}
+	slices.SortFunc(e.live, func(a, b *slot) int { return cmp.Compare(a.admitted, b.admitted) })
+	budget := -1 // prompt tokens this step may still take; -1: no bound
+	if e.opt.StepTokens > 0 {
+		budget = max(e.opt.StepTokens-decoding, 1)
+	}
+	for _, s := range e.live {
+		w := Work{Seq: s.seq}
+		if len(s.pending) > 0 {
+			n := min(len(s.pending), e.opt.Chunk)
+			if budget >= 0 {
+				n = min(n, budget)
+				budget -= n
+			}
+			if n == 0 {
+				continue // waits for a step with room
+			}
+			w.Tokens = s.pending[:n]
+			if n == len(s.pending) {
 				w.Logits = s.logits
 			}
-			active = append(active, s)
-			work = append(work, w)
+		} else {
+			w.Tokens = []int32{s.next}
+			w.Logits = s.logits
 		}
-		if len(active) == 0 {
-			e.mu.Lock()
-			closed, queued := e.closed, len(e.queue)
-			e.running = 0
-			close(e.idle)
-			e.idle = make(chan struct{})
-			e.mu.Unlock()
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if closed && queued == 0 {
-				return nil
-			}
-			if queued > 0 {
-				continue
-			}
-			select {
-			case <-e.wake:
-			case <-ctx.Done():
-			}
-			continue
-		}
-		if err := e.st.Step(ctx, work); err != nil {
-			reason := "error"
-			if ctx.Err() != nil {
-				reason = "cancelled"
-			}
-			for _, s := range active {
-				e.finish(s, reason, err)
-			}
-			continue
-		}
-		var prompt, gen int64
-		for i, s := range active {
-			w := &work[i]
-			if w.Err != nil {
-				if errors.Is(w.Err, model.ErrContextFull) {
-					e.flush(s)
-					e.finish(s, "length", nil)
-				} else {
-					e.finish(s, "error", w.Err)
-				}
-				continue
-			}
-			s.tokens = append(s.tokens, w.Tokens...)
-			if len(s.pending) > 0 {
-				prompt += int64(len(w.Tokens))
-				s.pending = s.pending[len(w.Tokens):]
-			}
-			if w.Logits != nil {
-				gen++
-				sampling = append(sampling, s)
-			}
-		}
-		// Picking a token reads only the slot's own logits and sampler,
-		// so the slots pick in parallel (a full-vocabulary sort, as
-		// temperature sampling without top-k does, costs milliseconds per
-		// sequence); emitting and finishing stay serial, in slot order.
-		pickAll(sampling)
-		for _, s := range sampling {
-			e.emitNext(s)
-		}
-		sampling = sampling[:0]
-		e.mu.Lock()
-		e.stats.Steps++
-		e.stats.PromptTokens += prompt
-		e.stats.GenTokens += gen
-		e.updateKVLocked()
-		e.mu.Unlock()
+		e.active = append(e.active, s)
+		e.work = append(e.work, w)
 	}
+	if len(e.active) == 0 {
+		return false
+	}
+	if err := e.st.Step(ctx, e.work); err != nil {
+		cause := causeError
+		if ctx.Err() != nil {
+			cause = causeCancelled
+		}
+		for _, s := range e.active {
+			e.finish(s, cause, err)
+		}
+		return true
+	}
+	var prompt, gen int64
+	for i, s := range e.active {
+		w := &e.work[i]
+		if w.Err != nil {
+			if errors.Is(w.Err, model.ErrContextFull) {
+				e.finish(s, CauseContext, nil)
+			} else {
+				e.finish(s, causeError, w.Err)
+			}
+			continue
+		}
+		s.tokens = append(s.tokens, w.Tokens...)
+		if len(s.pending) > 0 {
+			prompt += int64(len(w.Tokens))
+			s.pending = s.pending[len(w.Tokens):]
+		}
+		if w.Logits != nil {
+			gen++
+			e.sampling = append(e.sampling, s)
+		}
+	}
+	// Picking a token reads only the slot's own logits and sampler,
+	// so the slots pick in parallel (a full-vocabulary sort, as
+	// temperature sampling without top-k does, costs milliseconds per
+	// sequence); emitting and finishing stay serial, in slot order.
+	pickAll(e.sampling)
+	for _, s := range e.sampling {
+		e.emitNext(s)
+	}
+	e.sampling = e.sampling[:0]
+	e.mu.Lock()
+	e.stats.Steps++
+	e.stats.PromptTokens += prompt
+	e.stats.GenTokens += gen
+	e.updateKVLocked()
+	e.mu.Unlock()
+	return true
 }
 
 // failQueued ends every queued request when the loop stops.
@@ -418,7 +432,7 @@ func (e *Engine) start(s *slot, j *job, reuse int) {
 	s.next = -1
 	smp, err := sample.New(j.req.Sample)
 	if err != nil { // validated in Submit
-		e.finish(s, "error", err)
+		e.finish(s, causeError, err)
 		return
 	}
 	for _, t := range j.req.Prompt {
@@ -491,8 +505,7 @@ func (e *Engine) emitNext(s *slot) {
 	s.gen = append(s.gen, tok)
 	s.counts[tok]++
 	if !r.IgnoreEOS && e.tok.IsEOG(tok) {
-		e.flush(s)
-		e.finish(s, "stop", nil)
+		e.finish(s, CauseEOG, nil)
 		return
 	}
 	if slices.Contains(r.Keep, tok) {
@@ -502,17 +515,15 @@ func (e *Engine) emitNext(s *slot) {
 	}
 	s.j.h.push(Event{Tokens: []int32{tok}})
 	if e.emitHeld(s) {
-		e.finish(s, "stop", nil)
+		e.finish(s, CauseStopString, nil)
 		return
 	}
 	if r.MaxTokens > 0 && len(s.gen) >= r.MaxTokens {
-		e.flush(s)
-		e.finish(s, "length", nil)
+		e.finish(s, CauseMaxTokens, nil)
 		return
 	}
 	if len(s.tokens)+1 >= s.seq.Cap() {
-		e.flush(s)
-		e.finish(s, "length", nil)
+		e.finish(s, CauseContext, nil)
 		return
 	}
 	s.next = tok
@@ -521,47 +532,51 @@ func (e *Engine) emitNext(s *slot) {
 // emitHeld sends the held text that cannot be part of a stop string and
 // reports whether a stop string was found (the text before it is sent).
 func (e *Engine) emitHeld(s *slot) bool {
-	stops := s.j.req.Stop
+	out, held, hit := holdBack(s.held, s.j.req.Stop)
+	if out != "" {
+		s.j.h.push(Event{Text: out})
+	}
+	s.held = held
+	return hit
+}
+
+// holdBack splits text into what may be emitted now and what is held
+// back because it could be the start of a stop string, so a stop string
+// is never emitted, even when it arrives split across tokens. hit reports
+// that one was found: out is the text before the first, and nothing after
+// it may be emitted.
+func holdBack(text string, stops []string) (out, held string, hit bool) {
 	if len(stops) == 0 {
-		if s.held != "" {
-			s.j.h.push(Event{Text: s.held})
-			s.held = ""
-		}
-		return false
+		return text, "", false
 	}
 	first := -1
 	for _, st := range stops {
-		if i := strings.Index(s.held, st); i >= 0 && (first < 0 || i < first) {
+		if i := strings.Index(text, st); i >= 0 && (first < 0 || i < first) {
 			first = i
 		}
 	}
 	if first >= 0 {
-		if first > 0 {
-			s.j.h.push(Event{Text: s.held[:first]})
-		}
-		s.held = ""
-		return true
+		return text[:first], "", true
 	}
 	keep := 0
 	for _, st := range stops {
-		for k := min(len(st)-1, len(s.held)); k > keep; k-- {
-			if strings.HasSuffix(s.held, st[:k]) {
+		for k := min(len(st)-1, len(text)); k > keep; k-- {
+			if strings.HasSuffix(text, st[:k]) {
 				keep = k
 				break
 			}
 		}
 	}
-	if n := len(s.held) - keep; n > 0 {
-		s.j.h.push(Event{Text: s.held[:n]})
-		s.held = s.held[n:]
-	}
-	return false
+	return text[:len(text)-keep], text[len(text)-keep:], false
 }
 
 // flush emits the decoder's and the held text at the end of a request.
 func (e *Engine) flush(s *slot) {
+	if s.dec == nil {
+		return
+	}
 	s.held += s.dec.Flush()
-	if len(s.j.req.Stop) > 0 && e.emitHeld(s) {
+	if e.emitHeld(s) {
 		return
 	}
 	if s.held != "" {
@@ -570,21 +585,54 @@ func (e *Engine) flush(s *slot) {
 	}
 }
 
+// Causes of a request's end, reported in Event.Cause. The ones without an
+// exported name end with an error (Event.Err) and finish reasons
+// "cancelled" and "error".
+const (
+	CauseEOG        = "eog"         // an end-of-generation token (not emitted)
+	CauseStopString = "stop-string" // a stop string (not emitted)
+	CauseEnded      = "ended"       // Handle.End
+	CauseMaxTokens  = "max-tokens"  // Request.MaxTokens generated
+	CauseContext    = "context"     // the slot's context is full
+	causeCancelled  = "cancelled"
+	causeError      = "error"
+)
+
+// finishReason maps a cause to the coarser reason of Event.Finish and
+// Stats.Finished (OpenAI's finish_reason values).
+func finishReason(cause string) string {
+	switch cause {
+	case CauseEOG, CauseStopString, CauseEnded:
+		return "stop"
+	case CauseMaxTokens, CauseContext:
+		return "length"
+	}
+	return cause
+}
+
 // finish ends s's request and frees the slot; its cache keeps the tokens
-// for a later request with the same prefix.
-func (e *Engine) finish(s *slot, reason string, err error) {
+// for a later request with the same prefix. The text still held (by the
+// decoder, or as a possible start of a stop string) is emitted first,
+// unless a stop string ended the request: the output so far is complete
+// whether the request ran out, was cancelled or failed.
+func (e *Engine) finish(s *slot, cause string, err error) {
 	if s.j == nil {
 		return
 	}
+	if cause != CauseStopString {
+		e.flush(s)
+	}
+	reason := finishReason(cause)
 	s.usage.CompletionTokens = len(s.gen)
 	ev := Event{Done: true, Usage: s.usage, Err: err}
 	if err == nil {
-		ev.Finish = reason
+		ev.Finish, ev.Cause = reason, cause
 	}
 	s.j.h.push(ev)
 	s.j = nil
 	s.pending = nil
 	s.smp = nil
+	s.dec = nil
 	// Positions not matched by s.tokens (a failed step) are dropped.
 	if s.seq.Len() != len(s.tokens) {
 		n := min(s.seq.Len(), len(s.tokens))

@@ -490,3 +490,36 @@ func TestEnd(t *testing.T) {
 		t.Errorf("finished %v", s.Finished)
 	}
 }
+
+// holdBack never lets a stop string out, even split across pieces of text;
+// text that only looked like its start is released.
+func TestHoldBack(t *testing.T) {
+	for _, c := range []struct {
+		stops  []string
+		pushes []string
+		want   string
+		hit    bool
+	}{
+		{nil, []string{"ab", "cd"}, "abcd", false},
+		{[]string{"STOP"}, []string{"hello ST", "OP world"}, "hello ", true},
+		{[]string{"STOP"}, []string{"hello ST", "ART"}, "hello START", false},
+		{[]string{"xyz", "b"}, []string{"aaxy", "zb"}, "aa", true},
+		{[]string{"\n\n"}, []string{"line\n", "\nnext"}, "line", true},
+	} {
+		got, held, hit := "", "", false
+		for _, p := range c.pushes {
+			var out string
+			out, held, hit = holdBack(held+p, c.stops)
+			got += out
+			if hit {
+				break
+			}
+		}
+		if !hit {
+			got += held
+		}
+		if got != c.want || hit != c.hit {
+			t.Errorf("stops %q pushes %q: %q hit %v, want %q hit %v", c.stops, c.pushes, got, hit, c.want, c.hit)
+		}
+	}
+}

@@ -32,8 +32,10 @@ type Request struct {
 	// token's logit per previous occurrence / once if it occurred, counting
 	// the tokens generated so far. In [-2, 2].
 	FrequencyPenalty, PresencePenalty float32
-	LogitBias                         map[int32]float32 // added to the logits: [-100, 100] (OpenAI's range), or -inf to ban
-	IgnoreEOS                         bool
+	// LogitBias is added to the logits: any finite value (OpenAI's API
+	// allows [-100, 100], llama.cpp any), or -inf to ban a token.
+	LogitBias map[int32]float32
+	IgnoreEOS bool
 	// Keep lists control tokens whose text the reply keeps (they are
 	// otherwise dropped from text): the markers a tool-call parser reads,
 	// such as Mistral's [TOOL_CALLS] (llama.cpp's preserved_tokens).
@@ -73,8 +75,8 @@ func (r *Request) Validate(nVocab int) error {
 		if t < 0 || int(t) >= nVocab {
 			return fmt.Errorf("logit_bias token %d outside the vocabulary [0, %d)", t, nVocab)
 		}
-		if !math.IsInf(float64(b), -1) && (math.IsNaN(float64(b)) || b < -100 || b > 100) {
-			return fmt.Errorf("logit_bias %v for token %d: must be in [-100, 100] or -inf", b, t)
+		if math.IsNaN(float64(b)) || math.IsInf(float64(b), 1) {
+			return fmt.Errorf("logit_bias %v for token %d: must be finite or -inf", b, t)
 		}
 	}
 	return nil
@@ -95,6 +97,7 @@ type Event struct {
 	Tokens []int32 // generated token ids this event covers (text may lag them)
 	Done   bool
 	Finish string // "stop" or "length" when Done and Err is nil
+	Cause  string // when Done and Err is nil, what ended it, finer than Finish: a Cause* constant
 	Err    error  // when Done: cancellation, shutdown or a model failure
 	Usage  Usage  // when Done
 }
@@ -150,22 +153,31 @@ func (h *Handle) push(e Event) {
 // request itself is done through the context given to Submit.
 func (h *Handle) Next(ctx context.Context) (Event, error) {
 	for {
-		h.mu.Lock()
-		if len(h.events) > 0 {
-			e := h.events[0]
-			if !e.Done || len(h.events) > 1 {
-				h.events = h.events[1:]
-			}
-			h.mu.Unlock()
+		if e, ok := h.TryNext(); ok {
 			return e, nil
 		}
-		h.mu.Unlock()
 		select {
 		case <-h.notify:
 		case <-ctx.Done():
 			return Event{}, ctx.Err()
 		}
 	}
+}
+
+// TryNext returns the next event if there is one, without waiting (for a
+// client that runs Engine.Step itself: a step's events are there when it
+// returns).
+func (h *Handle) TryNext() (Event, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.events) == 0 {
+		return Event{}, false
+	}
+	e := h.events[0]
+	if !e.Done || len(h.events) > 1 {
+		h.events = h.events[1:]
+	}
+	return e, true
 }
 
 // Collect reads events until Done and returns the whole text and the final

@@ -139,6 +139,9 @@ func parseLogitBias(m map[string]float64) (map[int32]float32, *apiError) {
 		if !finite(v) {
 			return nil, invalid("logit_bias", "logit_bias for %q is not finite", k)
 		}
+		if v < -100 || v > 100 { // OpenAI's range; the engine takes any bias
+			return nil, invalid("logit_bias", "logit_bias for %q is %v, must be in [-100, 100]", k, v)
+		}
 		out[int32(id)] = float32(v)
 	}
 	return out, nil

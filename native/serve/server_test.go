@@ -267,6 +267,7 @@ func TestErrors(t *testing.T) {
 		{"bad token id", `{"prompt":[999999]}`, 400},
 		{"n", `{"prompt":"x","n":2}`, 400},
 		{"bad logit_bias", `{"prompt":"x","logit_bias":{"abc":1}}`, 400},
+		{"logit_bias out of range", `{"prompt":"x","logit_bias":{"5":100.5}}`, 400},
 		{"oversized", `{"prompt":"` + strings.Repeat("x", 5000) + `"}`, 400},
 		{"prompt too long", `{"prompt":"` + strings.Repeat("a b ", 600) + `"}`, 400},
 	} {
