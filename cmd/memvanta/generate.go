@@ -52,7 +52,7 @@ func (s *lineSink) write(text string) {
 }
 
 // closedPipe reports whether err means the reader of stdout went away.
-func closedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
+func closedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) || closedPipeOS(err) }
 
 func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCLI("generate", "generate -m MODEL -p PROMPT [flags]",

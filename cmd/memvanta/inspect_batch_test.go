@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -76,9 +75,7 @@ func batchDir(t *testing.T) (string, []string) {
 	esc := rawString(nil, "general.architecture")
 	esc = rawString(binary.LittleEndian.AppendUint32(esc, 8), "\x1b]0;pwned\x07\x1b[2J")
 	writeFile(t, filepath.Join(dir, "b-escape.gguf"), rawGGUF(esc))
-	if err := syscall.Mkfifo(filepath.Join(dir, "sub", "b-fifo.gguf"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(dir, "sub", "b-fifo.gguf"))
 	return dir, good
 }
 

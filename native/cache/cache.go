@@ -1,5 +1,3 @@
-//go:build linux
-
 // Package cache is the bounded copy cache of budget mode: weight groups
 // (and mixture-of-experts experts) copied into buffers it owns, with a hard
 // byte budget over every buffer it holds (filled, being filled, or idle for
@@ -19,8 +17,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-
-	"golang.org/x/sys/unix"
 )
 
 // ErrNoRoom reports that a reservation cannot fit without evicting entries
@@ -219,13 +215,10 @@ func (c *Cache) ReserveRanked(key int, n int64, withBuf bool, rank func(key int)
 			return c.insert(key, n, b), nil
 		}
 		if withBuf && c.used+need <= c.budget {
-			mem, err := unix.Mmap(-1, 0, int(need), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+			mem, err := allocBuffer(int(need))
 			if err != nil {
 				return nil, fmt.Errorf("cache: map %d-byte buffer: %w", need, err)
 			}
-			// Weight buffers are scanned end to end by the kernels: huge
-			// pages (where the system allows them) cut TLB misses. Advisory.
-			_ = unix.Madvise(mem, unix.MADV_HUGEPAGE)
 			c.used += need
 			c.peak = max(c.peak, c.used)
 			return c.insert(key, n, &buffer{mem: mem, size: need}), nil
@@ -319,7 +312,7 @@ func (c *Cache) remove(e *Entry) {
 }
 
 func (c *Cache) unmap(b *buffer) {
-	_ = unix.Munmap(b.mem) // only fails on a bad address, which would be a bug here
+	_ = freeBuffer(b.mem) // only fails on a bad address, which would be a bug here
 	c.used -= int64(len(b.mem))
 }
 

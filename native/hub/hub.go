@@ -47,7 +47,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -511,7 +510,7 @@ func (c *Client) Pull(ctx context.Context, r Ref) (string, error) {
 		}
 	}
 	if err := os.Rename(part, dst); err != nil {
-		return "", fmt.Errorf("hub: %w", err)
+		return "", fmt.Errorf("hub: %w", replaceError(err, dst, part))
 	}
 	if r.File == "" {
 		if err := c.writeTag(r, name); err != nil {
@@ -538,7 +537,7 @@ func (c *Client) download(ctx context.Context, r Ref, rem Remote, part string) e
 	defer fh.Close()
 	// One download of a file at a time: a second pull would append to the
 	// same .part. The lock goes with the descriptor.
-	if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockFile(fh); err != nil {
 		return fmt.Errorf("hub: %s is being downloaded by another process (%w)", part, ErrBusy)
 	}
 	var h hash.Hash = sha256.New()

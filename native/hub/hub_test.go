@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -416,7 +415,7 @@ func TestPullRefusesConcurrentDownload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(fh); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Pull(context.Background(), r); !errors.Is(err, ErrBusy) {

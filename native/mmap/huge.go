@@ -3,7 +3,6 @@
 package mmap
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -25,21 +24,18 @@ import (
 // readahead, or faulted through a huge-page mapping), so the runtime
 // checks what it got (HugeRanges) and re-reads the rest (Recache).
 
-// ChunkSize is the PMD size: the unit a huge page-cache folio is mapped in.
-const ChunkSize = hugeAlign
-
-// ErrNoScan reports a kernel without PAGEMAP_SCAN (before Linux 6.7), so
-// which parts of a mapping are PMD-mapped cannot be observed.
-var ErrNoScan = errors.New("mmap: kernel cannot report huge mappings (PAGEMAP_SCAN, Linux 6.7+)")
-
-// Range is a byte range of the file.
-type Range struct{ Off, End int64 }
-
 // pagemap is /proc/self/pagemap, opened on first use.
 type pagemap struct {
 	once sync.Once
 	f    *os.File
 	err  error
+}
+
+func (p *pagemap) close() {
+	if p.f != nil {
+		_ = p.f.Close() // read-only proc file; nothing to flush
+		p.f = nil
+	}
 }
 
 // PAGEMAP_SCAN ABI (include/uapi/linux/fs.h).

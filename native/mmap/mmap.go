@@ -1,5 +1,3 @@
-//go:build linux
-
 // Package mmap maps a model file read-only so weights can be used in place
 // (no copy, shared with the page cache) and gives the rest of the native
 // runtime two things the raw mapping lacks: advisory hints on byte ranges,
@@ -17,7 +15,6 @@ import (
 	"unsafe"
 
 	"github.com/memvanta/memvanta/native/regfile"
-	"golang.org/x/sys/unix"
 )
 
 // ErrFault reports that reading the mapping faulted: the file no longer
@@ -93,38 +90,6 @@ func Open(path string) (*Map, error) {
 
 // hugeAlign is the PMD size on amd64 and arm64 with 4 KiB pages.
 const hugeAlign = 2 << 20
-
-// mapAligned maps the file at a 2 MiB-aligned address and asks for huge
-// pages. File offset 0 then sits on a PMD boundary, so the kernel can map
-// large page-cache folios of the file with one TLB entry per 2 MiB
-// instead of 512: the kernels stream every weight byte per token, and 4 KiB
-// translations of a multi-GiB mapping cost measurable time. Where the
-// kernel or filesystem cannot do that the hint is a no-op. region is the
-// whole reservation, which Close unmaps.
-func mapAligned(f *os.File, size int) (data, region []byte, err error) {
-	if size < hugeAlign {
-		d, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ, unix.MAP_SHARED)
-		return d, d, err
-	}
-	res, err := unix.Mmap(-1, 0, size+hugeAlign, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANON)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reserve address space: %w", err)
-	}
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(res)))
-	aligned := (base + hugeAlign - 1) &^ (hugeAlign - 1)
-	addr, _, errno := unix.Syscall6(unix.SYS_MMAP, aligned, uintptr(size), unix.PROT_READ,
-		unix.MAP_SHARED|unix.MAP_FIXED, f.Fd(), 0)
-	if errno != 0 || addr != aligned {
-		_ = unix.Munmap(res)
-		return nil, nil, fmt.Errorf("map file at %#x: %v", aligned, errno)
-	}
-	// The file now backs res[off : off+size]; the rest of res stays a
-	// PROT_NONE reservation until Close.
-	off := int(aligned - base)
-	data = res[off : off+size : off+size]
-	_ = unix.Madvise(data, unix.MADV_HUGEPAGE)
-	return data, res, nil
-}
 
 // Path is the mapped file's path.
 func (m *Map) Path() string { return m.path }
@@ -259,24 +224,10 @@ func (m *Map) Advise(off, n int64, a Advice) error {
 		// slice cannot, but madvise accepts the partial page via its start.
 		hi = int64(len(m.data))
 	}
-	var adv int
-	switch a {
-	case Normal:
-		adv = unix.MADV_NORMAL
-	case Sequential:
-		adv = unix.MADV_SEQUENTIAL
-	case Random:
-		adv = unix.MADV_RANDOM
-	case WillNeed:
-		adv = unix.MADV_WILLNEED
-	case DontNeed:
-		adv = unix.MADV_DONTNEED
-	case Populate:
-		adv = unix.MADV_POPULATE_READ
-	default:
+	if a < Normal || a > Populate {
 		return fmt.Errorf("mmap: unknown advice %d", int(a))
 	}
-	if err := unix.Madvise(m.data[lo:hi], adv); err != nil {
+	if err := m.advise(lo, hi, a); err != nil {
 		return fmt.Errorf("mmap: %s: madvise %v [%d,%d): %w", m.path, a, lo, hi, err)
 	}
 	return nil
@@ -286,13 +237,10 @@ func (m *Map) Advise(off, n int64, a Advice) error {
 func (m *Map) Close() error {
 	var err error
 	if m.region != nil {
-		err = unix.Munmap(m.region)
+		err = unmap(m.region)
 		m.data, m.region = nil, nil
 	}
-	if m.pm.f != nil {
-		_ = m.pm.f.Close() // read-only proc file; nothing to flush
-		m.pm.f = nil
-	}
+	m.pm.close()
 	if m.f != nil {
 		if cerr := m.f.Close(); err == nil {
 			err = cerr

@@ -1,5 +1,3 @@
-//go:build linux
-
 // Package prefetch moves weight groups into the copy cache ahead of the
 // graph, in the plan's group order and wrapping around to the start for the
 // next pass. One loader goroutine works through a window of look-ahead

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // Open opens path read-only if it is a regular file (symbolic links are
@@ -21,6 +20,9 @@ import (
 // device, directory) is refused without blocking, with an error naming the
 // path and what it is.
 func Open(path string) (*os.File, int64, error) {
+	if err := checkPath(path); err != nil {
+		return nil, 0, err
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, 0, err
@@ -28,7 +30,7 @@ func Open(path string) (*os.File, int64, error) {
 	if err := check(path, st); err != nil {
 		return nil, 0, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -47,7 +49,7 @@ func Open(path string) (*os.File, int64, error) {
 	}
 	// Reads of a regular file never return EAGAIN, but clear the flag so
 	// the descriptor behaves like any other (it may be mapped or handed on).
-	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+	if err := setBlocking(f); err != nil {
 		f.Close()
 		return nil, 0, err
 	}
@@ -57,6 +59,9 @@ func Open(path string) (*os.File, int64, error) {
 // Check returns an error unless path names a regular file. It never opens
 // the file.
 func Check(path string) error {
+	if err := checkPath(path); err != nil {
+		return err
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return err

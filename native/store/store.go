@@ -1,5 +1,3 @@
-//go:build linux
-
 // Package store gives bounded views of a mapped GGUF file's tensors: a
 // tensor, or a range of its rows, as a zero-copy slice of the mapping or as
 // a copy into a caller's buffer. Nothing here ever copies the whole model;

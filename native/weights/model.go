@@ -1,5 +1,3 @@
-//go:build linux
-
 // Package weights owns a model file's weights in memory: it maps a GGUF
 // file and implements model.Weights over it, serving the graph's weight
 // groups either straight from the mapping (resident mode, resident.go) or
