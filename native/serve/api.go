@@ -77,9 +77,10 @@ type chatRequest struct {
 	ToolChoice json.RawMessage `json:"tool_choice"`
 }
 
-// decodeBody reads a JSON object, mapping a too-large body and malformed
-// JSON to 400s.
-func decodeBody(r *http.Request, w http.ResponseWriter, limit int64, dst any) *apiError {
+// decodeBody reads a JSON object into dst, mapping a too-large body and
+// malformed JSON to 400s, and gives every field its fate under rules
+// (fields.go) before anything else looks at the request.
+func decodeBody(r *http.Request, w http.ResponseWriter, limit int64, dst any, rules map[string]fieldRule) *apiError {
 	body := http.MaxBytesReader(w, r.Body, limit)
 	var buf bytes.Buffer
 	if _, err := buf.ReadFrom(body); err != nil {
@@ -100,7 +101,7 @@ func decodeBody(r *http.Request, w http.ResponseWriter, limit int64, dst any) *a
 		}
 		return invalid("", "malformed JSON: %v", err)
 	}
-	return nil
+	return checkFields(b, rules)
 }
 
 // parseStop accepts a string, an array of strings, or null.

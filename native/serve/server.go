@@ -243,7 +243,7 @@ func encodePrompt(tok *tokenizer.Tokenizer, text string, special bool) ([]int32,
 
 func (s *Server) completions(w http.ResponseWriter, r *http.Request, b *Backend) {
 	var req completionRequest
-	if e := decodeBody(r, w, s.cfg.MaxBody, &req); e != nil {
+	if e := decodeBody(r, w, s.cfg.MaxBody, &req, completionRules); e != nil {
 		s.reject(w, e)
 		return
 	}
@@ -292,7 +292,7 @@ func (s *Server) parsePrompt(raw json.RawMessage, b *Backend) ([]int32, *apiErro
 
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Backend) {
 	var req chatRequest
-	if e := decodeBody(r, w, s.cfg.MaxBody, &req); e != nil {
+	if e := decodeBody(r, w, s.cfg.MaxBody, &req, chatRules); e != nil {
 		s.reject(w, e)
 		return
 	}

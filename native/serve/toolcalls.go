@@ -13,8 +13,9 @@ import (
 
 // toolFormat is the format to parse replies in: the template's, when the
 // request has tools and tool_choice does not forbid calls. tool_choice is
-// checked for OpenAI's forms; "required" and a named function are accepted
-// but not enforced (generation is not constrained by a grammar).
+// checked for OpenAI's forms; "required" and a named function are refused
+// with a 400, because generation is not constrained by a grammar and so
+// could not guarantee the call the client demands.
 func toolFormat(b *Backend, tools, choice json.RawMessage) (chat.ToolFormat, *apiError) {
 	choice = bytes.TrimSpace(choice)
 	none := false
@@ -24,7 +25,9 @@ func toolFormat(b *Backend, tools, choice json.RawMessage) (chat.ToolFormat, *ap
 			switch name {
 			case "none":
 				none = true
-			case "auto", "required":
+			case "auto":
+			case "required":
+				return chat.ToolNone, invalid("tool_choice", `tool_choice "required" is not supported: replies are not constrained by a grammar, so a tool call cannot be guaranteed (use "auto")`)
 			default:
 				return chat.ToolNone, invalid("tool_choice", `tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": ...}}, got %q`, name)
 			}
@@ -38,6 +41,7 @@ func toolFormat(b *Backend, tools, choice json.RawMessage) (chat.ToolFormat, *ap
 			if err := json.Unmarshal(choice, &obj); err != nil || obj.Type != "function" || obj.Function.Name == "" {
 				return chat.ToolNone, invalid("tool_choice", `tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": ...}}`)
 			}
+			return chat.ToolNone, invalid("tool_choice", "tool_choice naming function %q is not supported: replies are not constrained by a grammar, so that call cannot be guaranteed (use \"auto\")", obj.Function.Name)
 		}
 	}
 	var list []json.RawMessage

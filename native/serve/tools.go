@@ -14,7 +14,7 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request, b *Backend) {
 		ParseSpecial *bool   `json:"parse_special"`
 		WithPieces   bool    `json:"with_pieces"`
 	}
-	if e := decodeBody(r, w, s.cfg.MaxBody, &req); e != nil {
+	if e := decodeBody(r, w, s.cfg.MaxBody, &req, tokenizeRules); e != nil {
 		s.reject(w, e)
 		return
 	}
@@ -47,7 +47,7 @@ func (s *Server) detokenize(w http.ResponseWriter, r *http.Request, b *Backend) 
 	var req struct {
 		Tokens []int32 `json:"tokens"`
 	}
-	if e := decodeBody(r, w, s.cfg.MaxBody, &req); e != nil {
+	if e := decodeBody(r, w, s.cfg.MaxBody, &req, detokenizeRules); e != nil {
 		s.reject(w, e)
 		return
 	}
@@ -66,7 +66,7 @@ func (s *Server) applyTemplate(w http.ResponseWriter, r *http.Request, b *Backen
 		Messages json.RawMessage `json:"messages"`
 		Tools    json.RawMessage `json:"tools"`
 	}
-	if e := decodeBody(r, w, s.cfg.MaxBody, &req); e != nil {
+	if e := decodeBody(r, w, s.cfg.MaxBody, &req, applyTemplateRules); e != nil {
 		s.reject(w, e)
 		return
 	}
