@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "c788466149cbdf21b3b93214153eb016405766d4c98ed7065743fadc7648040b"
+const guestSHA256 = "87f03d86d40a7fb01c7fadd99b31c0da1624bbc8fd9d8d059431f682a33dc231"

@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const inspectSHA256 = "76e3e19a3b4486d70d4d83da5b95b8c41b91ae96f87526003d637c8089fe276c"
+const inspectSHA256 = "b401669f38d65905e3843f996b4690cd7df926acc4ec8d098a43fcbbcd6d5158"
