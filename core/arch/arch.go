@@ -130,9 +130,49 @@ const (
 	RopeFactors         // rope_factors_long/short.weight (LongRoPE)
 )
 
+// Slot is a layer tensor's role in the shared blocks: core/model finds a
+// layer's tensors by slot, so only this table spells their names.
+type Slot int
+
+const (
+	NoSlot Slot = iota // global tensors, which core/model reads by the names below
+	SlotAttnNorm
+	SlotQ
+	SlotK
+	SlotV
+	SlotO
+	SlotFFNNorm
+	SlotGate
+	SlotUp // both halves when FusedUp
+	SlotDown
+	SlotBQ
+	SlotBK
+	SlotBV
+	SlotBO
+	SlotQKV
+	SlotBQKV
+	SlotQNorm
+	SlotKNorm
+	SlotPostAttn
+	SlotPostFFN
+	NSlots // length of per-slot arrays
+)
+
+// Names of the global tensors, which core/model reads by name.
+const (
+	TokEmbdName    = "token_embd.weight"
+	OutNormName    = "output_norm.weight"
+	OutputName     = "output.weight"
+	OutputBiasName = "output.bias"
+	RopeFreqsName  = "rope_freqs.weight"
+	RopeLongName   = "rope_factors_long.weight"
+	RopeShortName  = "rope_factors_short.weight"
+)
+
 // Tensor is one row of an architecture's tensor table.
 type Tensor struct {
 	Name string // full name for global tensors; after "blk.N." for layer tensors
+	Slot Slot   // a layer tensor's slot; NoSlot for global tensors
 	Dims []Dim
 	Kind Kind
 	// Feature is the graph option the tensor serves (None for the plain
@@ -194,37 +234,37 @@ func errUnknown(name string) error {
 
 // Common tensor rows, shared by the architecture files.
 var (
-	tokEmbd    = Tensor{Name: "token_embd.weight", Dims: []Dim{Embd, Vocab}, Kind: Matrix}
-	outNorm    = Tensor{Name: "output_norm.weight", Dims: []Dim{Embd}, Kind: Vector}
-	output     = Tensor{Name: "output.weight", Dims: []Dim{Embd, Vocab}, Kind: Matrix, Feature: Output, Optional: true}
-	outputBias = Tensor{Name: "output.bias", Dims: []Dim{Vocab}, Kind: Vector, Feature: OutputBias, Optional: true}
-	ropeFreqs  = Tensor{Name: "rope_freqs.weight", Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFreqs, Optional: true}
-	ropeLong   = Tensor{Name: "rope_factors_long.weight", Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFactors, Optional: true}
-	ropeShort  = Tensor{Name: "rope_factors_short.weight", Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFactors, Optional: true}
+	tokEmbd    = Tensor{Name: TokEmbdName, Dims: []Dim{Embd, Vocab}, Kind: Matrix}
+	outNorm    = Tensor{Name: OutNormName, Dims: []Dim{Embd}, Kind: Vector}
+	output     = Tensor{Name: OutputName, Dims: []Dim{Embd, Vocab}, Kind: Matrix, Feature: Output, Optional: true}
+	outputBias = Tensor{Name: OutputBiasName, Dims: []Dim{Vocab}, Kind: Vector, Feature: OutputBias, Optional: true}
+	ropeFreqs  = Tensor{Name: RopeFreqsName, Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFreqs, Optional: true}
+	ropeLong   = Tensor{Name: RopeLongName, Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFactors, Optional: true}
+	ropeShort  = Tensor{Name: RopeShortName, Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFactors, Optional: true}
 
-	attnNorm = Tensor{Name: "attn_norm.weight", Dims: []Dim{Embd}, Kind: Vector}
-	attnQ    = Tensor{Name: "attn_q.weight", Dims: []Dim{Embd, QDim}, Kind: Matrix, Unless: FusedQKV}
-	attnK    = Tensor{Name: "attn_k.weight", Dims: []Dim{Embd, KVDim}, Kind: Matrix, Unless: FusedQKV}
-	attnV    = Tensor{Name: "attn_v.weight", Dims: []Dim{Embd, KVDim}, Kind: Matrix, Unless: FusedQKV}
-	attnOut  = Tensor{Name: "attn_output.weight", Dims: []Dim{QDim, Embd}, Kind: Matrix}
-	ffnNorm  = Tensor{Name: "ffn_norm.weight", Dims: []Dim{Embd}, Kind: Vector}
-	ffnGate  = Tensor{Name: "ffn_gate.weight", Dims: []Dim{Embd, FF}, Kind: Matrix}
-	ffnUp    = Tensor{Name: "ffn_up.weight", Dims: []Dim{Embd, FF}, Kind: Matrix}
-	ffnDown  = Tensor{Name: "ffn_down.weight", Dims: []Dim{FF, Embd}, Kind: Matrix}
+	attnNorm = Tensor{Name: "attn_norm.weight", Slot: SlotAttnNorm, Dims: []Dim{Embd}, Kind: Vector}
+	attnQ    = Tensor{Name: "attn_q.weight", Slot: SlotQ, Dims: []Dim{Embd, QDim}, Kind: Matrix, Unless: FusedQKV}
+	attnK    = Tensor{Name: "attn_k.weight", Slot: SlotK, Dims: []Dim{Embd, KVDim}, Kind: Matrix, Unless: FusedQKV}
+	attnV    = Tensor{Name: "attn_v.weight", Slot: SlotV, Dims: []Dim{Embd, KVDim}, Kind: Matrix, Unless: FusedQKV}
+	attnOut  = Tensor{Name: "attn_output.weight", Slot: SlotO, Dims: []Dim{QDim, Embd}, Kind: Matrix}
+	ffnNorm  = Tensor{Name: "ffn_norm.weight", Slot: SlotFFNNorm, Dims: []Dim{Embd}, Kind: Vector}
+	ffnGate  = Tensor{Name: "ffn_gate.weight", Slot: SlotGate, Dims: []Dim{Embd, FF}, Kind: Matrix}
+	ffnUp    = Tensor{Name: "ffn_up.weight", Slot: SlotUp, Dims: []Dim{Embd, FF}, Kind: Matrix}
+	ffnDown  = Tensor{Name: "ffn_down.weight", Slot: SlotDown, Dims: []Dim{FF, Embd}, Kind: Matrix}
 
-	biasQ   = Tensor{Name: "attn_q.bias", Dims: []Dim{QDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
-	biasK   = Tensor{Name: "attn_k.bias", Dims: []Dim{KVDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
-	biasV   = Tensor{Name: "attn_v.bias", Dims: []Dim{KVDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
-	biasOut = Tensor{Name: "attn_output.bias", Dims: []Dim{Embd}, Kind: Vector, Feature: OutBias, Optional: true}
+	biasQ   = Tensor{Name: "attn_q.bias", Slot: SlotBQ, Dims: []Dim{QDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
+	biasK   = Tensor{Name: "attn_k.bias", Slot: SlotBK, Dims: []Dim{KVDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
+	biasV   = Tensor{Name: "attn_v.bias", Slot: SlotBV, Dims: []Dim{KVDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
+	biasOut = Tensor{Name: "attn_output.bias", Slot: SlotBO, Dims: []Dim{Embd}, Kind: Vector, Feature: OutBias, Optional: true}
 
 	// llama.cpp accepts a fused attn_qkv in place of attn_q/k/v for every
 	// architecture here (create_tensor_qkv).
-	attnQKV  = Tensor{Name: "attn_qkv.weight", Dims: []Dim{Embd, QKVDim}, Kind: Matrix, Feature: FusedQKV, Optional: true}
-	biasQKV  = Tensor{Name: "attn_qkv.bias", Dims: []Dim{QKVDim}, Kind: Vector, Feature: FusedBias, Optional: true}
-	qNorm    = Tensor{Name: "attn_q_norm.weight", Dims: []Dim{HeadDim}, Kind: Vector, Feature: QKNorm}
-	kNorm    = Tensor{Name: "attn_k_norm.weight", Dims: []Dim{HeadDim}, Kind: Vector, Feature: QKNorm}
-	postAttn = Tensor{Name: "post_attention_norm.weight", Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
-	postFFN  = Tensor{Name: "post_ffw_norm.weight", Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
+	attnQKV  = Tensor{Name: "attn_qkv.weight", Slot: SlotQKV, Dims: []Dim{Embd, QKVDim}, Kind: Matrix, Feature: FusedQKV, Optional: true}
+	biasQKV  = Tensor{Name: "attn_qkv.bias", Slot: SlotBQKV, Dims: []Dim{QKVDim}, Kind: Vector, Feature: FusedBias, Optional: true}
+	qNorm    = Tensor{Name: "attn_q_norm.weight", Slot: SlotQNorm, Dims: []Dim{HeadDim}, Kind: Vector, Feature: QKNorm}
+	kNorm    = Tensor{Name: "attn_k_norm.weight", Slot: SlotKNorm, Dims: []Dim{HeadDim}, Kind: Vector, Feature: QKNorm}
+	postAttn = Tensor{Name: "post_attention_norm.weight", Slot: SlotPostAttn, Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
+	postFFN  = Tensor{Name: "post_ffw_norm.weight", Slot: SlotPostFFN, Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
 )
 
 // Size is dimension d under c.

@@ -155,3 +155,27 @@ func TestFixtureForEveryArchitecture(t *testing.T) {
 		}
 	}
 }
+
+// TestSlots: every layer row of every table has its own slot (core/model
+// reads a layer's tensors by slot, so two rows sharing one would alias)
+// and no global row has one.
+func TestSlots(t *testing.T) {
+	for _, n := range arch.Names() {
+		s, _ := arch.Lookup(n)
+		for _, g := range s.Global {
+			if g.Slot != arch.NoSlot {
+				t.Errorf("%s: global tensor %s has slot %d", n, g.Name, g.Slot)
+			}
+		}
+		by := map[arch.Slot]string{}
+		for _, l := range s.Layer {
+			if l.Slot <= arch.NoSlot || l.Slot >= arch.NSlots {
+				t.Errorf("%s: layer tensor %s has no slot (%d)", n, l.Name, l.Slot)
+			}
+			if o, dup := by[l.Slot]; dup {
+				t.Errorf("%s: layer tensors %s and %s share slot %d", n, o, l.Name, l.Slot)
+			}
+			by[l.Slot] = l.Name
+		}
+	}
+}
