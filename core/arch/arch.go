@@ -141,9 +141,57 @@ const (
 	SharedExpert         // ffn_{gate,up,down}_shexp with its sigmoid gate ffn_gate_inp_shexp (qwen2moe)
 )
 
+// Slot is a layer tensor's role in the shared blocks: core/model finds a
+// layer's tensors by slot, so only this table spells their names.
+type Slot int
+
+const (
+	NoSlot Slot = iota // global tensors, which core/model reads by the names below
+	SlotAttnNorm
+	SlotQ
+	SlotK
+	SlotV
+	SlotO
+	SlotFFNNorm
+	SlotGate
+	SlotUp // both halves when FusedUp
+	SlotDown
+	SlotBQ
+	SlotBK
+	SlotBV
+	SlotBO
+	SlotQKV
+	SlotBQKV
+	SlotQNorm
+	SlotKNorm
+	SlotPostAttn
+	SlotPostFFN
+	SlotGateInp   // MoE router
+	SlotGateExps  // 3-D expert tensors
+	SlotUpExps    //
+	SlotDownExps  //
+	SlotGateInpSh // shared expert's gate
+	SlotGateSh
+	SlotUpSh
+	SlotDownSh
+	NSlots // length of per-slot arrays
+)
+
+// Names of the global tensors, which core/model reads by name.
+const (
+	TokEmbdName    = "token_embd.weight"
+	OutNormName    = "output_norm.weight"
+	OutputName     = "output.weight"
+	OutputBiasName = "output.bias"
+	RopeFreqsName  = "rope_freqs.weight"
+	RopeLongName   = "rope_factors_long.weight"
+	RopeShortName  = "rope_factors_short.weight"
+)
+
 // Tensor is one row of an architecture's tensor table.
 type Tensor struct {
 	Name string // full name for global tensors; after "blk.N." for layer tensors
+	Slot Slot   // a layer tensor's slot; NoSlot for global tensors
 	Dims []Dim
 	Kind Kind
 	// Feature is the graph option the tensor serves (None for the plain
@@ -205,56 +253,56 @@ func errUnknown(name string) error {
 
 // Common tensor rows, shared by the architecture files.
 var (
-	tokEmbd    = Tensor{Name: "token_embd.weight", Dims: []Dim{Embd, Vocab}, Kind: Matrix}
-	outNorm    = Tensor{Name: "output_norm.weight", Dims: []Dim{Embd}, Kind: Vector}
-	output     = Tensor{Name: "output.weight", Dims: []Dim{Embd, Vocab}, Kind: Matrix, Feature: Output, Optional: true}
-	outputBias = Tensor{Name: "output.bias", Dims: []Dim{Vocab}, Kind: Vector, Feature: OutputBias, Optional: true}
-	ropeFreqs  = Tensor{Name: "rope_freqs.weight", Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFreqs, Optional: true}
-	ropeLong   = Tensor{Name: "rope_factors_long.weight", Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFactors, Optional: true}
-	ropeShort  = Tensor{Name: "rope_factors_short.weight", Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFactors, Optional: true}
+	tokEmbd    = Tensor{Name: TokEmbdName, Dims: []Dim{Embd, Vocab}, Kind: Matrix}
+	outNorm    = Tensor{Name: OutNormName, Dims: []Dim{Embd}, Kind: Vector}
+	output     = Tensor{Name: OutputName, Dims: []Dim{Embd, Vocab}, Kind: Matrix, Feature: Output, Optional: true}
+	outputBias = Tensor{Name: OutputBiasName, Dims: []Dim{Vocab}, Kind: Vector, Feature: OutputBias, Optional: true}
+	ropeFreqs  = Tensor{Name: RopeFreqsName, Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFreqs, Optional: true}
+	ropeLong   = Tensor{Name: RopeLongName, Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFactors, Optional: true}
+	ropeShort  = Tensor{Name: RopeShortName, Dims: []Dim{RotHalf}, Kind: F32, Feature: RopeFactors, Optional: true}
 
-	attnNorm = Tensor{Name: "attn_norm.weight", Dims: []Dim{Embd}, Kind: Vector}
-	attnQ    = Tensor{Name: "attn_q.weight", Dims: []Dim{Embd, QDim}, Kind: Matrix, Unless: FusedQKV}
-	attnK    = Tensor{Name: "attn_k.weight", Dims: []Dim{Embd, KVDim}, Kind: Matrix, Unless: FusedQKV}
-	attnV    = Tensor{Name: "attn_v.weight", Dims: []Dim{Embd, KVDim}, Kind: Matrix, Unless: FusedQKV}
-	attnOut  = Tensor{Name: "attn_output.weight", Dims: []Dim{QDim, Embd}, Kind: Matrix}
-	ffnNorm  = Tensor{Name: "ffn_norm.weight", Dims: []Dim{Embd}, Kind: Vector}
-	ffnGate  = Tensor{Name: "ffn_gate.weight", Dims: []Dim{Embd, FF}, Kind: Matrix}
-	ffnUp    = Tensor{Name: "ffn_up.weight", Dims: []Dim{Embd, FF}, Kind: Matrix}
-	ffnDown  = Tensor{Name: "ffn_down.weight", Dims: []Dim{FF, Embd}, Kind: Matrix}
+	attnNorm = Tensor{Name: "attn_norm.weight", Slot: SlotAttnNorm, Dims: []Dim{Embd}, Kind: Vector}
+	attnQ    = Tensor{Name: "attn_q.weight", Slot: SlotQ, Dims: []Dim{Embd, QDim}, Kind: Matrix, Unless: FusedQKV}
+	attnK    = Tensor{Name: "attn_k.weight", Slot: SlotK, Dims: []Dim{Embd, KVDim}, Kind: Matrix, Unless: FusedQKV}
+	attnV    = Tensor{Name: "attn_v.weight", Slot: SlotV, Dims: []Dim{Embd, KVDim}, Kind: Matrix, Unless: FusedQKV}
+	attnOut  = Tensor{Name: "attn_output.weight", Slot: SlotO, Dims: []Dim{QDim, Embd}, Kind: Matrix}
+	ffnNorm  = Tensor{Name: "ffn_norm.weight", Slot: SlotFFNNorm, Dims: []Dim{Embd}, Kind: Vector}
+	ffnGate  = Tensor{Name: "ffn_gate.weight", Slot: SlotGate, Dims: []Dim{Embd, FF}, Kind: Matrix}
+	ffnUp    = Tensor{Name: "ffn_up.weight", Slot: SlotUp, Dims: []Dim{Embd, FF}, Kind: Matrix}
+	ffnDown  = Tensor{Name: "ffn_down.weight", Slot: SlotDown, Dims: []Dim{FF, Embd}, Kind: Matrix}
 
-	biasQ   = Tensor{Name: "attn_q.bias", Dims: []Dim{QDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
-	biasK   = Tensor{Name: "attn_k.bias", Dims: []Dim{KVDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
-	biasV   = Tensor{Name: "attn_v.bias", Dims: []Dim{KVDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
-	biasOut = Tensor{Name: "attn_output.bias", Dims: []Dim{Embd}, Kind: Vector, Feature: OutBias, Optional: true}
+	biasQ   = Tensor{Name: "attn_q.bias", Slot: SlotBQ, Dims: []Dim{QDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
+	biasK   = Tensor{Name: "attn_k.bias", Slot: SlotBK, Dims: []Dim{KVDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
+	biasV   = Tensor{Name: "attn_v.bias", Slot: SlotBV, Dims: []Dim{KVDim}, Kind: Vector, Feature: QKVBias, Optional: true, Unless: FusedQKV}
+	biasOut = Tensor{Name: "attn_output.bias", Slot: SlotBO, Dims: []Dim{Embd}, Kind: Vector, Feature: OutBias, Optional: true}
 
 	// llama.cpp accepts a fused attn_qkv in place of attn_q/k/v for every
 	// architecture here (create_tensor_qkv).
-	attnQKV  = Tensor{Name: "attn_qkv.weight", Dims: []Dim{Embd, QKVDim}, Kind: Matrix, Feature: FusedQKV, Optional: true}
-	biasQKV  = Tensor{Name: "attn_qkv.bias", Dims: []Dim{QKVDim}, Kind: Vector, Feature: FusedBias, Optional: true}
-	qNorm    = Tensor{Name: "attn_q_norm.weight", Dims: []Dim{HeadDim}, Kind: Vector, Feature: QKNorm}
-	kNorm    = Tensor{Name: "attn_k_norm.weight", Dims: []Dim{HeadDim}, Kind: Vector, Feature: QKNorm}
-	postAttn = Tensor{Name: "post_attention_norm.weight", Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
-	postFFN  = Tensor{Name: "post_ffw_norm.weight", Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
+	attnQKV  = Tensor{Name: "attn_qkv.weight", Slot: SlotQKV, Dims: []Dim{Embd, QKVDim}, Kind: Matrix, Feature: FusedQKV, Optional: true}
+	biasQKV  = Tensor{Name: "attn_qkv.bias", Slot: SlotBQKV, Dims: []Dim{QKVDim}, Kind: Vector, Feature: FusedBias, Optional: true}
+	qNorm    = Tensor{Name: "attn_q_norm.weight", Slot: SlotQNorm, Dims: []Dim{HeadDim}, Kind: Vector, Feature: QKNorm}
+	kNorm    = Tensor{Name: "attn_k_norm.weight", Slot: SlotKNorm, Dims: []Dim{HeadDim}, Kind: Vector, Feature: QKNorm}
+	postAttn = Tensor{Name: "post_attention_norm.weight", Slot: SlotPostAttn, Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
+	postFFN  = Tensor{Name: "post_ffw_norm.weight", Slot: SlotPostFFN, Dims: []Dim{Embd}, Kind: Vector, Feature: PostNorms}
 
 	// Mixture of experts: the router (n_expert rows, F32 in every file
 	// llama.cpp writes: its quantizer leaves it alone) and the three 3-D
 	// expert tensors, expert e being the e-th ne0 x ne1 matrix of each.
-	gateInp  = Tensor{Name: "ffn_gate_inp.weight", Dims: []Dim{Embd, Expert}, Kind: Matrix, Feature: MoE}
-	gateExps = Tensor{Name: "ffn_gate_exps.weight", Dims: []Dim{Embd, FFExp, Expert}, Kind: Matrix, Feature: MoE}
-	upExps   = Tensor{Name: "ffn_up_exps.weight", Dims: []Dim{Embd, FFExp, Expert}, Kind: Matrix, Feature: MoE}
-	downExps = Tensor{Name: "ffn_down_exps.weight", Dims: []Dim{FFExp, Embd, Expert}, Kind: Matrix, Feature: MoE}
+	gateInp  = Tensor{Name: "ffn_gate_inp.weight", Slot: SlotGateInp, Dims: []Dim{Embd, Expert}, Kind: Matrix, Feature: MoE}
+	gateExps = Tensor{Name: "ffn_gate_exps.weight", Slot: SlotGateExps, Dims: []Dim{Embd, FFExp, Expert}, Kind: Matrix, Feature: MoE}
+	upExps   = Tensor{Name: "ffn_up_exps.weight", Slot: SlotUpExps, Dims: []Dim{Embd, FFExp, Expert}, Kind: Matrix, Feature: MoE}
+	downExps = Tensor{Name: "ffn_down_exps.weight", Slot: SlotDownExps, Dims: []Dim{FFExp, Embd, Expert}, Kind: Matrix, Feature: MoE}
 	// The shared expert: an ordinary SwiGLU block whose output is scaled
 	// by sigmoid(ffn_gate_inp_shexp · x), one weight row.
-	gateInpSh = Tensor{Name: "ffn_gate_inp_shexp.weight", Dims: []Dim{Embd}, Kind: Matrix, Feature: SharedExpert}
-	gateSh    = Tensor{Name: "ffn_gate_shexp.weight", Dims: []Dim{Embd, FFShexp}, Kind: Matrix, Feature: SharedExpert}
-	upSh      = Tensor{Name: "ffn_up_shexp.weight", Dims: []Dim{Embd, FFShexp}, Kind: Matrix, Feature: SharedExpert}
-	downSh    = Tensor{Name: "ffn_down_shexp.weight", Dims: []Dim{FFShexp, Embd}, Kind: Matrix, Feature: SharedExpert}
+	gateInpSh = Tensor{Name: "ffn_gate_inp_shexp.weight", Slot: SlotGateInpSh, Dims: []Dim{Embd}, Kind: Matrix, Feature: SharedExpert}
+	gateSh    = Tensor{Name: "ffn_gate_shexp.weight", Slot: SlotGateSh, Dims: []Dim{Embd, FFShexp}, Kind: Matrix, Feature: SharedExpert}
+	upSh      = Tensor{Name: "ffn_up_shexp.weight", Slot: SlotUpSh, Dims: []Dim{Embd, FFShexp}, Kind: Matrix, Feature: SharedExpert}
+	downSh    = Tensor{Name: "ffn_down_shexp.weight", Slot: SlotDownSh, Dims: []Dim{FFShexp, Embd}, Kind: Matrix, Feature: SharedExpert}
 )
 
-// ExpertTensors are the names (after "blk.N.") of the 3-D expert tensors
-// in the order core/model's plan lists them (Group.Experts).
-var ExpertTensors = []string{gateExps.Name, upExps.Name, downExps.Name}
+// ExpertSlots are the 3-D expert tensors' slots in the order core/model's
+// plan lists them (Group.Experts).
+var ExpertSlots = [3]Slot{SlotGateExps, SlotUpExps, SlotDownExps}
 
 // Size is dimension d under c.
 func (c *Config) Size(d Dim) int { return d.size(c) }

@@ -10,11 +10,17 @@ import (
 	"github.com/memvanta/memvanta/core/arch"
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/synth"
+	"github.com/memvanta/memvanta/internal/archfixtures"
 )
 
 func write(t *testing.T, a synth.Arch) *gguf.File {
 	t.Helper()
-	c := synth.Config{Embd: 64, Layers: 3, Heads: 4, KVHeads: 2, FF: 96, Ctx: 256, RopeBase: 10000, Eps: 1e-6,
+	return writeEmbd(t, a, 64)
+}
+
+func writeEmbd(t *testing.T, a synth.Arch, embd int) *gguf.File {
+	t.Helper()
+	c := synth.Config{Embd: embd, Layers: 3, Heads: 4, KVHeads: 2, FF: 96, Ctx: 256, RopeBase: 10000, Eps: 1e-6,
 		VocabSize: 300, Seed: 1, Arch: a}
 	c.Type = 0 // F32: no quantizer needed
 	var buf bytes.Buffer
@@ -28,8 +34,49 @@ func write(t *testing.T, a synth.Arch) *gguf.File {
 	return f
 }
 
-// Every architecture synth writes loads back with the options its table
-// and metadata imply.
+// TestLoadFixtures: every shared test architecture (internal/archfixtures)
+// loads back as its architecture, with its table's graph options and the
+// options core/synth wrote for it. (128 wide: phi3's fixture rotates 24 of
+// each head's elements.)
+func TestLoadFixtures(t *testing.T) {
+	for _, fx := range archfixtures.All() {
+		a := fx.Arch
+		c, s, err := arch.Load(writeEmbd(t, a, 128))
+		if err != nil {
+			t.Errorf("%s: %v", fx.Label, err)
+			continue
+		}
+		g := s.Graph
+		for _, chk := range []struct {
+			what string
+			ok   bool
+		}{
+			{"architecture " + s.Name, s.Name == fx.Name()},
+			{"graph", c.RopeStyle == g.Rope && c.EmbedScale == g.EmbedScale && c.ScaleQ == g.ScaleQ && c.GeGLU == g.GeGLU},
+			{"head length", a.HeadDim == 0 || c.HeadDim == a.HeadDim},
+			{"rotary length", a.Rot == 0 || c.NRot == a.Rot},
+			{"sliding window", c.SlidingWindow == a.Window || a.Window == 0},
+			{"window pattern", c.SWAPattern == a.WindowPattern || a.WindowPattern == 0},
+			{"sliding RoPE base", c.RopeBaseSWA == a.RopeBaseSWA || a.RopeBaseSWA == 0},
+			{"attention soft-cap", c.AttnSoftcap == a.AttnSoftcap || a.AttnSoftcap == 0},
+			{"final soft-cap", c.FinalSoftcap == a.FinalSoftcap || a.FinalSoftcap == 0},
+			{"rope scaling", a.RopeScale == 0 || c.RopeFreqScale == 1/a.RopeScale},
+			{"rope_freqs", c.RopeFreqs == a.RopeFreqs},
+			{"LongRoPE", c.RopeFactors == (fx.Name() == "phi3" && !a.NoLongRope)},
+			{"original context", a.OrigCtx == 0 || c.RopeOrigCtx == a.OrigCtx},
+			{"fused q/k/v", !a.FusedQKV || c.FusedQKV},
+			{"biases", !a.Bias || c.QKVBias || c.FusedQKV && c.FusedBias},
+			{"tied output", !a.Tied || c.TiedOutput},
+		} {
+			if !chk.ok {
+				t.Errorf("%s: %s not as written: config %+v", fx.Label, chk.what, c)
+			}
+		}
+	}
+}
+
+// Load reads the options and defaults each architecture's table and
+// metadata imply.
 func TestLoadSynthesized(t *testing.T) {
 	cases := []struct {
 		a    synth.Arch
@@ -88,9 +135,47 @@ func TestUnknownArchitecture(t *testing.T) {
 		!strings.Contains(err.Error(), strings.Join(arch.Names(), ", ")) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err = %v", err)
 	}
-	for _, n := range []string{"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"} {
-		if _, ok := arch.Lookup(n); !ok {
-			t.Errorf("%s not registered", n)
+}
+
+// TestFixtureForEveryArchitecture: the shared test architectures
+// (internal/archfixtures) name only registered architectures and cover
+// every one, so the arch, model and golden tests see a new architecture
+// as soon as it is registered.
+func TestFixtureForEveryArchitecture(t *testing.T) {
+	has := map[string]bool{}
+	for _, fx := range archfixtures.All() {
+		if _, ok := arch.Lookup(fx.Name()); !ok {
+			t.Errorf("fixture %s: architecture %s not registered", fx.Label, fx.Name())
+		}
+		has[fx.Name()] = true
+	}
+	for _, n := range arch.Names() {
+		if !has[n] {
+			t.Errorf("architecture %s has no fixture in internal/archfixtures", n)
+		}
+	}
+}
+
+// TestSlots: every layer row of every table has its own slot (core/model
+// reads a layer's tensors by slot, so two rows sharing one would alias)
+// and no global row has one.
+func TestSlots(t *testing.T) {
+	for _, n := range arch.Names() {
+		s, _ := arch.Lookup(n)
+		for _, g := range s.Global {
+			if g.Slot != arch.NoSlot {
+				t.Errorf("%s: global tensor %s has slot %d", n, g.Name, g.Slot)
+			}
+		}
+		by := map[arch.Slot]string{}
+		for _, l := range s.Layer {
+			if l.Slot <= arch.NoSlot || l.Slot >= arch.NSlots {
+				t.Errorf("%s: layer tensor %s has no slot (%d)", n, l.Name, l.Slot)
+			}
+			if o, dup := by[l.Slot]; dup {
+				t.Errorf("%s: layer tensors %s and %s share slot %d", n, o, l.Name, l.Slot)
+			}
+			by[l.Slot] = l.Name
 		}
 	}
 }

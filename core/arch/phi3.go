@@ -15,7 +15,7 @@ func init() {
 		Graph:  Graph{Rope: RopeNeoX, ScaleQ: true},
 		Global: []Tensor{tokEmbd, ropeLong, ropeShort, outNorm, output},
 		Layer: []Tensor{attnNorm, attnQKV, biasQKV, attnQ, attnK, attnV, biasQ, biasK, biasV, attnOut, ffnNorm,
-			{Name: "ffn_up.weight", Dims: []Dim{Embd, FF2}, Kind: Matrix, Feature: FusedUp}, ffnDown},
+			{Name: ffnUp.Name, Slot: SlotUp, Dims: []Dim{Embd, FF2}, Kind: Matrix, Feature: FusedUp}, ffnDown},
 		Keys: []string{"rope.scaling.attn_factor", "rope.scaling.original_context_length", "attention.sliding_window"},
 		Read: func(r Reader, c *Config) error {
 			c.AttnScale = invSqrt(c.HeadDim)

@@ -7,20 +7,27 @@ import (
 	"github.com/memvanta/memvanta/core/arch"
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/synth"
+	"github.com/memvanta/memvanta/internal/archfixtures"
 )
 
 // TestArchTable: inspect knows an architecture exactly when core/arch's
-// table has it (the table the runtime executes), and shows its own keys.
+// table has it (the table the runtime executes), and shows its own keys;
+// each architecture is written as its shared test fixture
+// (internal/archfixtures, which core/arch's tests keep covering every
+// registered architecture).
 func TestArchTable(t *testing.T) {
+	fixtures := map[string]synth.Arch{"mamba": {}} // written as llama, renamed below
+	for _, fx := range archfixtures.All() {
+		if _, ok := fixtures[fx.Name()]; !ok {
+			fixtures[fx.Name()] = fx.Arch
+		}
+	}
 	for _, name := range append(arch.Names(), "mamba") {
-		a := synth.Arch{Name: name, Window: 16}
-		if name != "gemma2" && name != "gemma3" {
-			a.Window = 0
+		a, ok := fixtures[name]
+		if !ok {
+			t.Fatalf("%s has no fixture in internal/archfixtures", name)
 		}
-		if name == "mamba" {
-			a.Name = "llama"
-		}
-		h, size, err := synth.Header(synth.Config{Embd: 64, Layers: 2, Heads: 4, KVHeads: 2, FF: 64, Ctx: 128,
+		h, size, err := synth.Header(synth.Config{Embd: 128, Layers: 2, Heads: 4, KVHeads: 2, FF: 64, Ctx: 128,
 			RopeBase: 10000, Eps: 1e-6, VocabSize: 300, Arch: a})
 		if err != nil {
 			t.Fatal(err)

@@ -8,25 +8,15 @@ import (
 
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/synth"
+	"github.com/memvanta/memvanta/internal/archfixtures"
 	"github.com/memvanta/memvanta/kernels"
 )
 
-// archModels are small models of every architecture with every option on
-// (sliding windows shorter than the test sequences, soft-caps that bite,
-// LongRoPE's long factors), for the graph properties that must hold
+// openArch opens a test architecture (internal/archfixtures: every
+// architecture with every option on, sliding windows shorter than the test
+// sequences, soft-caps that bite, LongRoPE's long and short factors) on
+// this package's small shape, for the graph properties that must hold
 // whatever the architecture. Agreement with llama.cpp is TestArchGoldens'.
-var archModels = []struct {
-	name string
-	a    synth.Arch
-}{
-	{"llama3-fused", synth.Arch{RopeFreqs: true, FusedQKV: true, Bias: true}},
-	{"qwen2", synth.Arch{Name: "qwen2"}},
-	{"qwen3", synth.Arch{Name: "qwen3", HeadDim: 64}},
-	{"gemma2", synth.Arch{Name: "gemma2", HeadDim: 64, Window: 5, AttnSoftcap: 1}},
-	{"gemma3", synth.Arch{Name: "gemma3", HeadDim: 64, Window: 3, WindowPattern: 2, RopeBaseSWA: 1000, RopeScale: 4}},
-	{"phi3", synth.Arch{Name: "phi3", Rot: 16, OrigCtx: 64}},
-}
-
 func openArch(t testing.TB, a synth.Arch, typ ggml.Type, opt Options) *Model {
 	t.Helper()
 	c := synth.Config{Embd: 128, Layers: 2, Heads: 4, KVHeads: 2, FF: 128, Ctx: 256, RopeBase: 10000, Eps: 1e-6,
@@ -58,11 +48,11 @@ func openArch(t testing.TB, a synth.Arch, typ ggml.Type, opt Options) *Model {
 // attention applies soft-caps and sliding-window masks per row exactly as
 // the one-token path; the F32 cache takes the other attention routine).
 func TestArchBatchInvariance(t *testing.T) {
-	for _, am := range archModels {
+	for _, am := range archfixtures.All() {
 		for _, kv := range []ggml.Type{ggml.F16, ggml.F32} {
 			var ref []float32
 			for _, batch := range []int{1, 4, 32} {
-				m := openArch(t, am.a, ggml.F32, Options{Threads: 2, Batch: batch, KVType: kv})
+				m := openArch(t, am.Arch, ggml.F32, Options{Threads: 2, Batch: batch, KVType: kv})
 				got, err := m.Forward(context.Background(), testTokens)
 				if err != nil {
 					t.Fatal(err)
@@ -73,7 +63,7 @@ func TestArchBatchInvariance(t *testing.T) {
 				}
 				for i := range ref {
 					if got[i] != ref[i] && !(math.IsNaN(float64(got[i])) && math.IsNaN(float64(ref[i]))) {
-						t.Fatalf("%s kv %s batch %d: logit %d = %v, batch 1 gave %v", am.name, kv, batch, i, got[i], ref[i])
+						t.Fatalf("%s kv %s batch %d: logit %d = %v, batch 1 gave %v", am.Label, kv, batch, i, got[i], ref[i])
 					}
 				}
 			}
@@ -88,8 +78,8 @@ func TestArchGenerationAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	for _, am := range archModels {
-		m := openArch(t, am.a, ggml.Q8_0, Options{Threads: 1, Batch: 8, KVType: ggml.F16, Ctx: 256})
+	for _, am := range archfixtures.All() {
+		m := openArch(t, am.Arch, ggml.Q8_0, Options{Threads: 1, Batch: 8, KVType: ggml.F16, Ctx: 256})
 		ctx := context.Background()
 		if _, err := m.Forward(ctx, testTokens); err != nil {
 			t.Fatal(err)
@@ -106,7 +96,7 @@ func TestArchGenerationAllocs(t *testing.T) {
 			}
 		})
 		if limit := float64(2*m.Cfg.NLayer + 1); allocs > limit {
-			t.Errorf("%s: a generation step allocates %v times, want at most %v (kernels.MatVec's)", am.name, allocs, limit)
+			t.Errorf("%s: a generation step allocates %v times, want at most %v (kernels.MatVec's)", am.Label, allocs, limit)
 		}
 	}
 }
@@ -118,8 +108,8 @@ func TestArchGenerationAllocs(t *testing.T) {
 func TestArchForwardBatch(t *testing.T) {
 	prompts := [][]int32{{1, 5, 9, 13, 17, 21, 25}, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {1}}
 	next := []int32{40, 41, 42}
-	for _, am := range archModels {
-		m := openArch(t, am.a, ggml.F32, Options{Threads: 2, Batch: 4, KVType: ggml.F16})
+	for _, am := range archfixtures.All() {
+		m := openArch(t, am.Arch, ggml.F32, Options{Threads: 2, Batch: 4, KVType: ggml.F16})
 		V := m.Cfg.NVocab
 		var want [][]float32
 		for i, p := range prompts {
@@ -155,7 +145,7 @@ func TestArchForwardBatch(t *testing.T) {
 		for i := range sb {
 			for j, v := range sb[i].Logits {
 				if v != want[i][j] {
-					t.Fatalf("%s: sequence %d logit %d = %v, alone %v", am.name, i, j, v, want[i][j])
+					t.Fatalf("%s: sequence %d logit %d = %v, alone %v", am.Label, i, j, v, want[i][j])
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/memvanta/memvanta/core/arch"
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
@@ -76,7 +77,7 @@ func (m *Model) layer(ctx context.Context, l int, ts [][]byte, nb, pos0 int) err
 }
 
 // t is slot s's tensor bytes in a layer group.
-func (m *Model) t(ts [][]byte, s int) []byte { return ts[m.slot[s]] }
+func (m *Model) t(ts [][]byte, s arch.Slot) []byte { return ts[m.slot[s]] }
 
 // rowViews splits a fused matrix of type t (rows of cols) into consecutive
 // row ranges: fused attn_qkv is q, k, v rows; fused ffn_up is gate then up
@@ -125,7 +126,7 @@ func (m *Model) qkv(ty []ggml.Type, ts [][]byte, nb int) error {
 	}
 	if c.QKVBias {
 		for _, s := range []struct {
-			slot int
+			slot arch.Slot
 			y    []float32
 			n    int
 		}{{sBQ, m.q, Q}, {sBK, m.kk, KV}, {sBV, m.vv, KV}} {

@@ -72,10 +72,10 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 
 // Tensor names the graph uses outside the layers.
 const (
-	tokEmbd   = "token_embd.weight"
-	outNorm   = "output_norm.weight"
-	outWeight = "output.weight"
-	outBias   = "output.bias"
+	tokEmbd   = arch.TokEmbdName
+	outNorm   = arch.OutNormName
+	outWeight = arch.OutputName
+	outBias   = arch.OutputBiasName
 )
 
 func blk(i int, s string) string { return arch.LayerName(i, s) }

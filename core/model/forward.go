@@ -21,49 +21,43 @@ type Options struct {
 	Kernels *kernels.Impl // nil means kernels.Select()
 }
 
-// Tensor slots of one layer: every per-layer tensor any architecture's
-// table (core/arch) names has a slot, the shared blocks read their tensors
-// by slot, and a layer group acquires the ones its file uses in table order.
+// Tensor slots of one layer: core/arch gives every per-layer tensor of
+// every architecture's table a slot and spells its name; the shared blocks
+// read their tensors by slot (these short names), and a layer group
+// acquires the ones its file uses in table order.
 const (
-	sAttnNorm = iota
-	sQ
-	sK
-	sV
-	sO
-	sFFNNorm
-	sGate
-	sUp
-	sDown
-	sBQ
-	sBK
-	sBV
-	sBO
-	sQKV
-	sBQKV
-	sQNorm
-	sKNorm
-	sPostAttn
-	sPostFFN
-	sGateInp
-	sGateExps
-	sUpExps
-	sDownExps
-	sGateInpSh
-	sGateSh
-	sUpSh
-	sDownSh
-	nSlots
+	sAttnNorm  = arch.SlotAttnNorm
+	sQ         = arch.SlotQ
+	sK         = arch.SlotK
+	sV         = arch.SlotV
+	sO         = arch.SlotO
+	sFFNNorm   = arch.SlotFFNNorm
+	sGate      = arch.SlotGate
+	sUp        = arch.SlotUp
+	sDown      = arch.SlotDown
+	sBQ        = arch.SlotBQ
+	sBK        = arch.SlotBK
+	sBV        = arch.SlotBV
+	sBO        = arch.SlotBO
+	sQKV       = arch.SlotQKV
+	sBQKV      = arch.SlotBQKV
+	sQNorm     = arch.SlotQNorm
+	sKNorm     = arch.SlotKNorm
+	sPostAttn  = arch.SlotPostAttn
+	sPostFFN   = arch.SlotPostFFN
+	sGateInp   = arch.SlotGateInp
+	sGateExps  = arch.SlotGateExps
+	sUpExps    = arch.SlotUpExps
+	sDownExps  = arch.SlotDownExps
+	sGateInpSh = arch.SlotGateInpSh
+	sGateSh    = arch.SlotGateSh
+	sUpSh      = arch.SlotUpSh
+	sDownSh    = arch.SlotDownSh
+	nSlots     = int(arch.NSlots)
 )
 
-var layerTensors = [nSlots]string{"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
-	"attn_output.weight", "ffn_norm.weight", "ffn_gate.weight", "ffn_up.weight", "ffn_down.weight",
-	"attn_q.bias", "attn_k.bias", "attn_v.bias", "attn_output.bias", "attn_qkv.weight", "attn_qkv.bias",
-	"attn_q_norm.weight", "attn_k_norm.weight", "post_attention_norm.weight", "post_ffw_norm.weight",
-	"ffn_gate_inp.weight", "ffn_gate_exps.weight", "ffn_up_exps.weight", "ffn_down_exps.weight",
-	"ffn_gate_inp_shexp.weight", "ffn_gate_shexp.weight", "ffn_up_shexp.weight", "ffn_down_shexp.weight"}
-
 // expertSlots are the 3-D expert tensors' slots in Group.Experts order.
-var expertSlots = [3]int{sGateExps, sUpExps, sDownExps}
+var expertSlots = arch.ExpertSlots
 
 // Model runs a decoder-only transformer over one sequence: the shared
 // blocks (norms, attention, feed-forward, residual adds) composed as the
@@ -225,40 +219,49 @@ func (m *Model) buildPlan() error {
 	// The expert tensors go to Group.Experts, and also to the end of
 	// Tensors unless the Weights serves them one expert at a time.
 	_, byExpert := m.w.(ExpertWeights)
-	var names, experts []string
+	var names, experts []arch.Tensor
 	for _, t := range table {
-		s := slotOf(t.Name)
-		if s < 0 {
+		if t.Slot <= arch.NoSlot || t.Slot >= arch.NSlots {
 			return fmt.Errorf("model: %s's table names %s, which no graph block reads", c.Arch, t.Name)
 		}
-		if expertSlot(s) < 0 {
-			m.slot[s] = len(names)
-			names = append(names, t.Name)
+		if expertSlot(t.Slot) < 0 {
+			m.slot[t.Slot] = len(names)
+			names = append(names, t)
 		}
 	}
 	if c.MoE {
 		for _, s := range expertSlots {
-			experts = append(experts, layerTensors[s])
-			if !byExpert {
-				m.slot[s] = len(names)
-				names = append(names, layerTensors[s])
+			for _, t := range table {
+				if t.Slot == s {
+					experts = append(experts, t)
+					m.moe.names[expertSlot(s)] = t.Name
+				}
+			}
+		}
+		if len(experts) != len(expertSlots) {
+			return fmt.Errorf("model: %s's table has %d of the %d expert tensors", c.Arch, len(experts), len(expertSlots))
+		}
+		if !byExpert {
+			for _, t := range experts {
+				m.slot[t.Slot] = len(names)
+				names = append(names, t)
 			}
 		}
 	}
 	groups := []Group{{Name: "input", Tensors: []string{tokEmbd}}}
 	for i := 0; i < c.NLayer; i++ {
 		g := Group{Name: fmt.Sprintf("blk.%d", i)}
-		for _, n := range names {
-			full := blk(i, n)
+		for _, t := range names {
+			full := blk(i, t.Name)
 			ti, ok := m.w.Info(full)
 			if !ok {
 				return fmt.Errorf("model: tensor %s is missing", full)
 			}
-			m.types[i*nSlots+slotOf(n)] = ti.Type
+			m.types[i*nSlots+int(t.Slot)] = ti.Type
 			g.Tensors = append(g.Tensors, full)
 		}
-		for _, n := range experts {
-			full := blk(i, n)
+		for _, t := range experts {
+			full := blk(i, t.Name)
 			ti, ok := m.w.Info(full)
 			if !ok {
 				return fmt.Errorf("model: tensor %s is missing", full)
@@ -266,7 +269,7 @@ func (m *Model) buildPlan() error {
 			if err := checkExpertTensor(ti, c.NExpert); err != nil {
 				return err
 			}
-			m.types[i*nSlots+slotOf(n)] = ti.Type
+			m.types[i*nSlots+int(t.Slot)] = ti.Type
 			g.Experts = append(g.Experts, full)
 		}
 		if len(experts) > 0 {
@@ -302,20 +305,11 @@ func (m *Model) buildPlan() error {
 	return nil
 }
 
-func slotOf(name string) int {
-	for s, n := range layerTensors {
-		if n == name {
-			return s
-		}
-	}
-	return -1
-}
-
 // Global tensors read once at New.
 const (
-	ropeFreqsT = "rope_freqs.weight"
-	ropeLongT  = "rope_factors_long.weight"
-	ropeShortT = "rope_factors_short.weight"
+	ropeFreqsT = arch.RopeFreqsName
+	ropeLongT  = arch.RopeLongName
+	ropeShortT = arch.RopeShortName
 )
 
 // loadF32 reads a small F32 tensor (RoPE factors) whole.

@@ -59,6 +59,7 @@ type moeScratch struct {
 	shGate []float32 // nb: the shared expert's gate logits
 	sh     []float32 // nb × n_embd: the shared expert's outputs
 	views  [3][]byte // one expert's slices, for Weights without ExpertWeights
+	names  [3]string // the expert tensors' names after "blk.N.", in Group.Experts order
 	ps     [2]proj   // the router (and shared expert gate) projections
 	// size[l*3+i] is the bytes of one expert of layer l's Experts[i].
 	size []int
@@ -91,7 +92,7 @@ func (m *Model) allocMoE() {
 }
 
 // expertSlot is the position of slot s in Group.Experts, or -1.
-func expertSlot(s int) int {
+func expertSlot(s arch.Slot) int {
 	for i, e := range expertSlots {
 		if e == s {
 			return i
@@ -122,10 +123,10 @@ func (m *Model) expertSizes() error {
 	c := m.Cfg
 	m.moe.size = make([]int, c.NLayer*len(expertSlots))
 	for l := 0; l < c.NLayer; l++ {
-		for i, s := range expertSlots {
-			ti, ok := m.w.Info(blk(l, layerTensors[s]))
+		for i, n := range m.moe.names {
+			ti, ok := m.w.Info(blk(l, n))
 			if !ok {
-				return fmt.Errorf("model: tensor %s is missing", blk(l, layerTensors[s]))
+				return fmt.Errorf("model: tensor %s is missing", blk(l, n))
 			}
 			rs, err := ggml.RowSize(ti.Type, ti.Dims[0])
 			if err != nil {
@@ -213,13 +214,13 @@ func (m *Model) expertViews(l int, ts [][]byte, e int, views [][]byte, acquired 
 		sz := m.moe.size[l*len(expertSlots)+i]
 		if acquired {
 			if len(views[i]) != sz {
-				return fmt.Errorf("model: expert %d of %s: %d bytes, want %d", e, blk(l, layerTensors[s]), len(views[i]), sz)
+				return fmt.Errorf("model: expert %d of %s: %d bytes, want %d", e, blk(l, m.moe.names[i]), len(views[i]), sz)
 			}
 			continue
 		}
 		w := m.t(ts, s)
 		if len(w) < (e+1)*sz {
-			return fmt.Errorf("model: tensor %s: %d bytes, too short for expert %d of %d bytes", blk(l, layerTensors[s]), len(w), e, sz)
+			return fmt.Errorf("model: tensor %s: %d bytes, too short for expert %d of %d bytes", blk(l, m.moe.names[i]), len(w), e, sz)
 		}
 		views[i] = w[e*sz : (e+1)*sz : (e+1)*sz]
 	}

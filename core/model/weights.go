@@ -68,7 +68,8 @@ type ExpertWeights interface {
 	Weights
 	// WillNeedExperts says the graph will soon acquire experts ids of group
 	// g (the router has chosen them): a store may start reading them all at
-	// once. It never blocks and may be ignored.
+	// once. It never blocks and may be ignored. ids is the graph's buffer,
+	// valid only during the call (copy it to keep it).
 	WillNeedExperts(g int, ids []int)
 	// AcquireExpert blocks until expert e of every tensor in
 	// Groups[g].Experts is readable and returns each tensor's expert slice,

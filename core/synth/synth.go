@@ -323,7 +323,7 @@ func (c Config) plans(vocab int) []plan {
 			d[i] = uint64(ac.Size(x))
 		}
 		typ := ggml.F32
-		if t.Kind == arch.Matrix && !strings.HasPrefix(t.Name, "ffn_gate_inp") {
+		if t.Kind == arch.Matrix && t.Slot != arch.SlotGateInp && t.Slot != arch.SlotGateInpSh {
 			typ = c.Type // routers stay F32, as llama.cpp's converter and quantizer leave them
 		}
 		return plan{gguf.TensorInfo{Name: name, Type: typ, Dims: d}, kindOf(t)}
@@ -349,22 +349,21 @@ func (c Config) plans(vocab int) []plan {
 // kindOf says how a table row's values are generated.
 func kindOf(t arch.Tensor) kind {
 	switch {
-	case t.Name == "token_embd.weight":
+	case t.Name == arch.TokEmbdName:
 		return kEmbd
-	case t.Name == "output.weight":
+	case t.Name == arch.OutputName:
 		return kOutput
-	case t.Name == "rope_freqs.weight":
+	case t.Name == arch.RopeFreqsName:
 		return kRopeFreqs
-	case t.Name == "rope_factors_long.weight":
+	case t.Name == arch.RopeLongName:
 		return kRopeLong
-	case t.Name == "rope_factors_short.weight":
+	case t.Name == arch.RopeShortName:
 		return kRopeShort
 	case t.Kind == arch.Vector && strings.HasSuffix(t.Name, ".bias"):
 		return kBias
 	case t.Kind == arch.Vector:
 		return kNorm
-	case t.Name == "attn_output.weight" || t.Name == "ffn_down.weight" || t.Name == "ffn_down_exps.weight" ||
-		t.Name == "ffn_down_shexp.weight":
+	case t.Slot == arch.SlotO || t.Slot == arch.SlotDown || t.Slot == arch.SlotDownExps || t.Slot == arch.SlotDownSh:
 		return kResidual
 	}
 	return kDense
@@ -863,7 +862,7 @@ func llama3Factors(base float64, rot, ctx int, x []float32) {
 }
 
 func (g *gen) embdRow(t int, x []float32) {
-	rg := newRNG(g.c.Seed, "token_embd.weight", t)
+	rg := newRNG(g.c.Seed, arch.TokEmbdName, t)
 	for i := range x {
 		x[i] = float32(rg.normal())
 	}

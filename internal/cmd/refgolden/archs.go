@@ -11,51 +11,33 @@ import (
 
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/synth"
+	"github.com/memvanta/memvanta/internal/archfixtures"
 	"github.com/memvanta/memvanta/internal/golden"
 	"github.com/memvanta/memvanta/internal/realfiles"
 	"github.com/memvanta/memvanta/kernels"
 )
 
-// ArchModel is one architecture golden: core/synth's arch options on the
-// shared shape, chosen so every option the architecture has changes the
-// logits measurably within a 32-token continuation (a sliding window of 8,
-// an attention soft-cap of 1, llama3 factors over the short context,
-// LongRoPE's long factors and attention factor, a head length decoupled
-// from n_embd ...). Each mutation of the graph that ignores one of these
-// options moves llama.cpp's top-5 gaps by 0.01-9 logits (measured), far
-// beyond the F16 tolerance.
-type ArchModel struct {
-	Label    string
-	KVHeads  int
-	RopeBase float32
-	Arch     synth.Arch
-}
-
-// ArchModels are the arch-LABEL-TYPE.json goldens.
-var ArchModels = []ArchModel{
-	{"qwen3", 2, 1e6, synth.Arch{Name: "qwen3", HeadDim: 64}},
-	{"gemma2", 4, 10000, synth.Arch{Name: "gemma2", HeadDim: 64, Window: 8, AttnSoftcap: 1}},
-	{"gemma3", 4, 1e6, synth.Arch{Name: "gemma3", HeadDim: 64, Window: 8, WindowPattern: 3, RopeBaseSWA: 10000, RopeScale: 8}},
-	{"phi3", 4, 10000, synth.Arch{Name: "phi3", Rot: 24, OrigCtx: 128}},
-	{"phi3-short", 8, 10000, synth.Arch{Name: "phi3", OrigCtx: 512}},
-	{"llama3", 4, 500000, synth.Arch{RopeFreqs: true}},
-	{"llama-fused", 4, 10000, synth.Arch{FusedQKV: true, Bias: true}},
-}
-
 // ArchTypes are the weight types core/synth writes for each arch golden.
 var ArchTypes = []string{"F16", "Q8_0"}
 
 // ArchShape is the shape of the arch goldens (the synth goldens' shape;
-// eps 1e-6 as the newer architectures use).
-func ArchShape(m ArchModel, typ string, seed uint64, vocab string) golden.Synth {
+// eps 1e-6 as the newer architectures use), on which each golden fixture
+// of internal/archfixtures is recorded. Each mutation of the graph that
+// ignores one of the options those fixtures turn on moves llama.cpp's
+// top-5 gaps by 0.01-9 logits (measured), far beyond the F16 tolerance.
+func ArchShape(m archfixtures.Fixture, typ string, seed uint64, vocab string) golden.Synth {
 	a := m.Arch
 	return golden.Synth{Embd: 256, Layers: 4, Heads: 8, KVHeads: m.KVHeads, FF: 512, Ctx: 512, RopeBase: m.RopeBase,
 		Eps: 1e-6, Type: typ, Seed: seed, Vocab: vocab, Arch: &a}
 }
 
-// archGoldens writes arch-LABEL-TYPE.json for every ArchModel and type.
+// archGoldens writes arch-LABEL-TYPE.json for every golden fixture and
+// type.
 func archGoldens(ref string, vf *gguf.File, vocabName, tmp, out string, n int) error {
-	for i, m := range ArchModels {
+	for i, m := range archfixtures.All() {
+		if !m.Golden {
+			continue
+		}
 		for j, typ := range ArchTypes {
 			if !wanted(typ, "arch-"+m.Label+"-"+typ) {
 				continue
@@ -110,8 +92,8 @@ func archQuantGoldens(tools realfiles.Tools, ref string, vf *gguf.File, vocabNam
 	if err != nil {
 		return err
 	}
-	for i, m := range ArchModels {
-		if !wanted(ArchQuantType, "quant-arch-"+m.Label+"-"+ArchQuantType) {
+	for i, m := range archfixtures.All() {
+		if !m.Golden || !wanted(ArchQuantType, "quant-arch-"+m.Label+"-"+ArchQuantType) {
 			continue
 		}
 		s := ArchShape(m, "F16", uint64(200+i), vocabName)
