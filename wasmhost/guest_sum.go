@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "87f03d86d40a7fb01c7fadd99b31c0da1624bbc8fd9d8d059431f682a33dc231"
+const guestSHA256 = "9a1c410674868959eddcf981de8e97565b9e95943272388a6223c9e9f67e645e"

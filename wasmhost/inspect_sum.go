@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const inspectSHA256 = "b401669f38d65905e3843f996b4690cd7df926acc4ec8d098a43fcbbcd6d5158"
+const inspectSHA256 = "b6a8969a3bfb018b7b3c86ad6cd3ce2194cbb14e3e357090e633ce96704a17d8"

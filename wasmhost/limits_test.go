@@ -52,7 +52,7 @@ func nestedStrings(n int) []byte {
 func TestSandboxOOMIsMemoryLimit(t *testing.T) {
 	data := hostileGGUF(nestedStrings(20000))
 	ctx := context.Background()
-	for mib := int64(3); mib <= 12; mib++ {
+	for mib := int64(4); mib <= 12; mib++ {
 		h := testHost(t, Config{MemoryLimit: mib << 20, Guest: GuestInspect})
 		err := h.InspectReaderAt(ctx, bytesReader(data), int64(len(data)), job.InspectOptions{JSON: true}, nil)
 		if err != nil && !errors.Is(err, ErrMemoryLimit) {

@@ -140,8 +140,8 @@ func TestUnexecutableTypesRefused(t *testing.T) {
 		{"blk.1.ffn_down.weight", ggml.IQ2_XS, false},
 		{"blk.0.attn_k.weight", ggml.IQ3_S, false},
 		{"blk.1.attn_q.weight", ggml.IQ1_S, false},
-		{"output.weight", ggml.TQ1_0, false},
-		{"token_embd.weight", ggml.TQ2_0, false},
+		{"output.weight", ggml.IQ3_XXS, false},
+		{"token_embd.weight", ggml.IQ2_S, false},
 		{"token_embd.weight", ggml.IQ2_XXS, true},
 		{"blk.0.ffn_norm.weight", ggml.I8, false},
 	} {
