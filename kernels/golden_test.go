@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/memvanta/memvanta/core/ggml"
@@ -46,6 +47,25 @@ func loadGolden(t *testing.T) *goldenFile {
 	var g goldenFile
 	if err := json.Unmarshal(b, &g); err != nil {
 		t.Fatal(err)
+	}
+	// Vectors for later types live in their own files (ggml-*.json, each
+	// from its own generator) so ggml.json stays byte-identical.
+	more, err := filepath.Glob("testdata/golden/ggml-*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range more {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m goldenFile
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		g.Dequant = append(g.Dequant, m.Dequant...)
+		g.Quant = append(g.Quant, m.Quant...)
+		g.Dot = append(g.Dot, m.Dot...)
 	}
 	return &g
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/internal/kerneltest"
 )
 
 // These tests check every SIMD path of this architecture against the scalar
@@ -20,6 +21,7 @@ var simdTypes = []ggml.Type{
 	ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1, ggml.Q8_0,
 	ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K,
 	ggml.IQ4_NL, ggml.IQ4_XS, ggml.MXFP4, ggml.TQ1_0, ggml.TQ2_0,
+	ggml.IQ3_XXS, ggml.IQ3_S, ggml.IQ1_S, ggml.IQ1_M,
 	ggml.F32, ggml.F16, ggml.BF16,
 }
 
@@ -43,6 +45,11 @@ var simdScaleFields = map[ggml.Type]struct{ d, m []int }{
 	ggml.MXFP4:  {},
 	ggml.TQ1_0:  {d: []int{52}},
 	ggml.TQ2_0:  {d: []int{64}},
+
+	ggml.IQ3_XXS: {d: []int{0}},
+	ggml.IQ3_S:   {d: []int{0}},
+	ggml.IQ1_S:   {d: []int{0}},
+	ggml.IQ1_M:   {}, // d spread over the scales' top nibbles: simdRow sets it
 }
 
 // simdHalf is a finite fp16 in ±[2^-9, 2^-1): scales of realistic size
@@ -100,6 +107,9 @@ func simdRow(t testing.TB, r *rand.Rand, typ ggml.Type, n int, raw bool) []byte 
 		}
 		for _, off := range e8m0Fields[typ] {
 			b[o+off] = byte(119 + r.IntN(8)) // 2^(e-128) in [2^-9, 2^-1]
+		}
+		if typ == ggml.IQ1_M {
+			kerneltest.SetIQ1MScale(b[o:o+typ.TypeSize()], simdHalf(r))
 		}
 	}
 	return b

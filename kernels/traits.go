@@ -72,6 +72,12 @@ var portableRows = [numTypes]routines{
 	ggml.MXFP4:  {act: ggml.Q8_0, dots: dotSet{dot: dotMXFP4}, deq: deqMXFP4, quant: quantMXFP4},
 	ggml.TQ1_0:  {act: ggml.Q8_K, dots: dotSet{dot: dotTQ1_0}, deq: deqTQ1_0, quant: quantTQ1_0},
 	ggml.TQ2_0:  {act: ggml.Q8_K, dots: dotSet{dot: dotTQ2_0}, deq: deqTQ2_0, quant: quantTQ2_0},
+
+	// The 3- and 1-bit grid i-quants (iq3.go, iq1.go).
+	ggml.IQ3_XXS: {act: ggml.Q8_K, dots: dotSet{dot: dotIQ3_XXS}, deq: deqIQ3_XXS},
+	ggml.IQ3_S:   {act: ggml.Q8_K, dots: dotSet{dot: dotIQ3_S}, deq: deqIQ3_S},
+	ggml.IQ1_S:   {act: ggml.Q8_K, dots: dotSet{dot: dotIQ1_S}, deq: deqIQ1_S},
+	ggml.IQ1_M:   {act: ggml.Q8_K, dots: dotSet{dot: dotIQ1_M}, deq: deqIQ1_M},
 }
 
 // row returns k's row for t, or nil for an id beyond the table.

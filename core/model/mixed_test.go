@@ -138,9 +138,9 @@ func TestUnexecutableTypesRefused(t *testing.T) {
 		tied   bool
 	}{
 		{"blk.1.ffn_down.weight", ggml.IQ2_XS, false},
-		{"blk.0.attn_k.weight", ggml.IQ3_S, false},
-		{"blk.1.attn_q.weight", ggml.IQ1_S, false},
-		{"output.weight", ggml.IQ3_XXS, false},
+		{"blk.0.attn_k.weight", ggml.I16, false},
+		{"blk.1.attn_q.weight", ggml.F64, false},
+		{"output.weight", ggml.I32, false},
 		{"token_embd.weight", ggml.IQ2_S, false},
 		{"token_embd.weight", ggml.IQ2_XXS, true},
 		{"blk.0.ffn_norm.weight", ggml.I8, false},

@@ -43,6 +43,7 @@ var scaleFields = map[ggml.Type][]int{
 	ggml.Q2_K: {80, 82}, ggml.Q3_K: {108}, ggml.Q4_K: {0, 2}, ggml.Q5_K: {0, 2}, ggml.Q6_K: {208},
 	ggml.IQ4_NL: {0}, ggml.IQ4_XS: {0},
 	ggml.TQ1_0: {52}, ggml.TQ2_0: {64},
+	ggml.IQ3_XXS: {0}, ggml.IQ3_S: {0}, ggml.IQ1_S: {0},
 }
 
 // ScaleFields returns the byte offsets of the fp16 scale (and min) fields in
@@ -99,8 +100,21 @@ func (k API) RandWeights(r *rand.Rand, t ggml.Type, n int) []byte {
 		for _, off := range e8m0Fields[t] {
 			w[b+off] = byte(116 + r.IntN(9)) // 2^(e-128) in [2^-12, 2^-4]
 		}
+		if t == ggml.IQ1_M {
+			SetIQ1MScale(w[b:b+bs], k.F32ToF16(float32(math.Ldexp(1+r.Float64(), -4-r.IntN(9)))))
+		}
 	}
 	return w
+}
+
+// SetIQ1MScale stores the fp16 h as an IQ1_M block's d, which the format
+// spreads over the top nibbles of its four scale words (bytes 48..55).
+func SetIQ1MScale(blk []byte, h uint16) {
+	for w := 0; w < 4; w++ {
+		o := 48 + 2*w
+		sc := binary.LittleEndian.Uint16(blk[o:])&0x0fff | (h>>(4*w)&15)<<12
+		binary.LittleEndian.PutUint16(blk[o:], sc)
+	}
 }
 
 // e8m0Fields lists, per block type, the offsets of E8M0 exponent bytes
