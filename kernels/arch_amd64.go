@@ -66,6 +66,8 @@ var avx2Rows = []archRow{
 		gemm: gemm32PF(0, gemmPackMXFP4AVX2, gemmKernelQ8PFAVX2)},
 	{t: ggml.TQ2_0, dot: dotTQ2_0Q8_KAVX2, rows4: dotRows4TQ2_0Q8_KAVX2},
 	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KAVX2, rows4: dotRows4TQ1_0Q8_KAVX2},
+	{t: ggml.IQ3_XXS, dot: dotIQ3_XXSQ8_KAVX2, rows4: dotRows4IQ3_XXSQ8_KAVX2},
+	{t: ggml.IQ3_S, dot: dotIQ3_SQ8_KAVX2, rows4: dotRows4IQ3_SQ8_KAVX2},
 	{t: ggml.Q8_K, quantAct: quantQ8_KSIMD},
 	{t: ggml.F32, dot: dotF32AVX2},
 	{t: ggml.F16, dot: dotF16AVX2, quant: f16RowSIMD, quantAct: f16RowSIMD},

@@ -1,0 +1,17 @@
+package kernels
+
+// The IQ3 AVX2 routines (iq3_amd64.s): for IQ3_XXS and IQ3_S a one-row dot
+// and a four-weight-row MatVec routine bit-identical to it and to the
+// scalar dot. The avx512 path keeps them.
+
+//go:noescape
+func dotIQ3_XXSQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotRows4IQ3_XXSQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
+
+//go:noescape
+func dotIQ3_SQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotRows4IQ3_SQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
