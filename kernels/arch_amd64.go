@@ -66,8 +66,12 @@ var avx2Rows = []archRow{
 		gemm: gemm32PF(0, gemmPackMXFP4AVX2, gemmKernelQ8PFAVX2)},
 	{t: ggml.TQ2_0, dot: dotTQ2_0Q8_KAVX2, rows4: dotRows4TQ2_0Q8_KAVX2},
 	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KAVX2, rows4: dotRows4TQ1_0Q8_KAVX2},
-	{t: ggml.IQ3_XXS, dot: dotIQ3_XXSQ8_KAVX2, rows4: dotRows4IQ3_XXSQ8_KAVX2},
-	{t: ggml.IQ3_S, dot: dotIQ3_SQ8_KAVX2, rows4: dotRows4IQ3_SQ8_KAVX2},
+	{t: ggml.IQ3_XXS, dot: dotIQ3_XXSQ8_KAVX2, rows4: dotRows4IQ3_XXSQ8_KAVX2,
+		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ3_XXS, gemmKernelQ6KAVX2, gemmIQMinBatch)},
+	{t: ggml.IQ3_S, dot: dotIQ3_SQ8_KAVX2, rows4: dotRows4IQ3_SQ8_KAVX2,
+		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ3_S, gemmKernelQ6KAVX2, gemmIQMinBatch)},
+	{t: ggml.IQ1_S, gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ1_S, gemmKernelQ6KAVX2, gemmIQMinBatch)},
+	{t: ggml.IQ1_M, gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ1_M, gemmKernelQ6KAVX2, gemmIQMinBatch)},
 	{t: ggml.Q8_K, quantAct: quantQ8_KSIMD},
 	{t: ggml.F32, dot: dotF32AVX2},
 	{t: ggml.F16, dot: dotF16AVX2, quant: f16RowSIMD, quantAct: f16RowSIMD},
@@ -131,6 +135,12 @@ var avx512Rows = []archRow{
 	{t: ggml.MXFP4, dot: dotMXFP4Q8_0AVX2, rows4: dotRows4MXFP4Q8_0AVX512,
 		gemm: gemm32(128, gemmPackMXFP4AVX512, gemmKernel)},
 	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KAVX512, rows4: dotRows4TQ1_0Q8_KAVX512},
+	// The grid i-quants' packed MatMul: Q6_K's layout (gemmiq.go) and
+	// AVX-512 kernel; their dots stay AVX2's.
+	{t: ggml.IQ3_XXS, gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ3_XXS, gemmKernelQ6KAVX512, gemmIQMinBatchAVX512)},
+	{t: ggml.IQ3_S, gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ3_S, gemmKernelQ6KAVX512, gemmIQMinBatchAVX512)},
+	{t: ggml.IQ1_S, gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ1_S, gemmKernelQ6KAVX512, gemmIQMinBatchAVX512)},
+	{t: ggml.IQ1_M, gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ1_M, gemmKernelQ6KAVX512, gemmIQMinBatchAVX512)},
 }
 
 //go:noescape

@@ -86,7 +86,8 @@ func gemmKWeights(r *rand.Rand, t ggml.Type, rows, cols int) []byte {
 // as well as 3 and 1 super-blocks (outputs continued through y). y starts
 // as NaN with a NaN guard after it.
 func TestMatMulPackedK(t *testing.T) {
-	types := []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K, ggml.Q2_K}
+	types := []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K, ggml.Q2_K,
+		ggml.IQ3_XXS, ggml.IQ3_S, ggml.IQ1_S, ggml.IQ1_M}
 	rowsList := []int{1, 5, 15, 16, 17, 33}
 	colsList := []int{256, 768, 2048, 5632}
 	if gemmRace {

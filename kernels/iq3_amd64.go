@@ -15,3 +15,12 @@ func dotIQ3_SQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotRows4IQ3_SQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
+
+// The smallest batches the grid i-quants' packed MatMuls (gemmiq.go) take:
+// their one-row dots cost more per block than the K-quants' (a gather per
+// 32 weights), so the packed kernels pay off from smaller batches than
+// Q6_K's own 16 / 4. Chosen, not yet measured against BenchmarkGemmAlt.
+const (
+	gemmIQMinBatch       = 4
+	gemmIQMinBatchAVX512 = 2
+)
