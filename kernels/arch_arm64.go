@@ -48,6 +48,11 @@ var neonDotprodRows = []archRow{
 	// has its own.
 	{t: ggml.Q3_K, gemm: gemmKNEONDot(gemmQ6KBlockB, gemmQ6KKB, packQ3K, gemmKernelQ6KNEONDot)},
 	{t: ggml.Q2_K, gemm: gemmKNEONDot(gemmQ2KBlockB, gemmQ2KKB, packQ2K, gemmKernelQ2KNEONDot)},
+	// The grid i-quants pack into Q6_K's layout too (gemmiq.go).
+	{t: ggml.IQ3_XXS, gemm: gemmKNEONDot(gemmQ6KBlockB, gemmQ6KKB, packIQ3_XXS, gemmKernelQ6KNEONDot)},
+	{t: ggml.IQ3_S, gemm: gemmKNEONDot(gemmQ6KBlockB, gemmQ6KKB, packIQ3_S, gemmKernelQ6KNEONDot)},
+	{t: ggml.IQ1_S, gemm: gemmKNEONDot(gemmQ6KBlockB, gemmQ6KKB, packIQ1_S, gemmKernelQ6KNEONDot)},
+	{t: ggml.IQ1_M, gemm: gemmKNEONDot(gemmQ6KBlockB, gemmQ6KKB, packIQ1_M, gemmKernelQ6KNEONDot)},
 }
 
 // neonRows are the ARMv8.0 routines, one row per type (see archRow).
