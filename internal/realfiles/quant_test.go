@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -87,6 +88,11 @@ func TestQuantFileTypes(t *testing.T) {
 			if (g.Quant.Types["IQ4_NL"] > 0 || g.Quant.Types["IQ4_XS"] > 0) && !iq4Ready() {
 				t.Skipf("%s uses IQ4_NL/IQ4_XS, which this build's kernels do not execute yet", g.Quant.FileType)
 			}
+			if missing := unexecutedTypes(g.Quant.Types); len(missing) > 0 {
+				// llama.cpp's IQ3_XXS and IQ1 mixes put IQ2 tensors in
+				// (attn_q/attn_k, ffn_down): they run once those kernels do.
+				t.Skipf("%s mixes in %v, which this build's kernels do not execute yet", g.Quant.FileType, missing)
+			}
 			vocab, err := ReadVocab(filepath.Join(vocabDir, g.Synth.Vocab))
 			if err != nil {
 				t.Skipf("vocab not available: %v", err)
@@ -134,6 +140,20 @@ func TestQuantFileTypes(t *testing.T) {
 				g.Quant.FileType, g.Quant.Types, worst, maxSpread(g), worstRatio, tol)
 		})
 	}
+}
+
+// unexecutedTypes lists the i-quant types of a golden's type mix that no
+// kernel path of this build executes.
+func unexecutedTypes(types map[string]int) []string {
+	var out []string
+	for name := range types {
+		t, ok := ggml.Parse(name)
+		if ok && strings.HasPrefix(name, "IQ") && !slices.Contains(kernels.Executable(), t) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func equalCounts(a, b map[string]int) bool {

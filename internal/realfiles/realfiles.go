@@ -114,6 +114,14 @@ func (t Tools) Quantize(ctx context.Context, in, out, ftype string) error {
 	if base, ok := strings.CutSuffix(ftype, PureSuffix); ok {
 		args, ftype = append(args, "--pure"), base
 	}
+	if NeedsImatrix(ftype) {
+		im := out + ".imatrix"
+		if err := writeUniformImatrix(in, im); err != nil {
+			return err
+		}
+		defer os.Remove(im)
+		args = append(args, "--imatrix", im)
+	}
 	cmd := exec.CommandContext(ctx, t.Bin, append(args, in, out, ftype)...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -125,6 +133,47 @@ func (t Tools) Quantize(ctx context.Context, in, out, ftype string) error {
 		return fmt.Errorf("realfiles: quantize %s -> %s (%s): %w\n%s", in, out, ftype, err, tail)
 	}
 	return nil
+}
+
+// NeedsImatrix reports whether file type ftype is made with an importance
+// matrix: the 1-, 2- and 3-bit i-quant types, which llama.cpp refuses
+// (IQ1_*, IQ2_XXS/XS/S) or whose published files are made (IQ2_M, IQ3_*)
+// with one, and Q2_K_S, which it refuses without.
+func NeedsImatrix(ftype string) bool {
+	return strings.HasPrefix(ftype, "IQ1_") || strings.HasPrefix(ftype, "IQ2_") || strings.HasPrefix(ftype, "IQ3_") ||
+		ftype == "Q2_K_S"
+}
+
+// writeUniformImatrix writes the importance matrix of all ones for the
+// model file in, in the quantizer's text form (../shared/quantize/README.md,
+// as imatrix-list.py prints it): a line "NAME N" per weight matrix, N its
+// row length times its expert count.
+func writeUniformImatrix(in, out string) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return fmt.Errorf("realfiles: imatrix: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("realfiles: imatrix: %w", err)
+	}
+	g, err := gguf.Parse(f, st.Size(), gguf.DefaultLimits())
+	if err != nil {
+		return fmt.Errorf("realfiles: imatrix: %s: %w", in, err)
+	}
+	var b strings.Builder
+	for _, ti := range g.Tensors {
+		if len(ti.Dims) < 2 || !strings.HasSuffix(ti.Name, ".weight") || strings.Contains(ti.Name, "norm") {
+			continue
+		}
+		n := ti.Dims[0]
+		if len(ti.Dims) >= 3 {
+			n *= ti.Dims[2]
+		}
+		fmt.Fprintf(&b, "%s %d\n", ti.Name, n)
+	}
+	return writeAtomic(out, strings.NewReader(b.String()))
 }
 
 // File returns the path of s's synthetic model quantized by llama.cpp to
