@@ -75,6 +75,8 @@ var neonRows = []archRow{
 	{t: ggml.MXFP4, dot: dotMXFP4Q8_0NEON, dot4: dot4MXFP4Q8_0NEON, rows4: dotRows4MXFP4Q8_0NEON},
 	{t: ggml.TQ2_0, dot: dotTQ2_0Q8_KNEON},
 	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KNEON},
+	{t: ggml.IQ3_XXS, dot: dotIQ3_XXSQ8_KNEON},
+	{t: ggml.IQ3_S, dot: dotIQ3_SQ8_KNEON},
 }
 
 //go:noescape
