@@ -1,7 +1,8 @@
 // IQ1_S and IQ1_M against Q8_K on AVX2. Per 32-weight group: the four grid
-// entries (eight int8 values in {-1, 0, 1} each) come from one VPGATHERDQ
-// (11-bit indices: the quant bytes with three bits each from qh, moved by
-// a per-lane shift), and each value becomes v = 8·grid + delta with the
+// entries (eight int8 values in {-1, 0, 1} each) are scalar loads inserted
+// into lanes (VPGATHERDQ measured slower on Zen 5) from the 11-bit indices
+// (the quant bytes with three bits each from qh, moved by a per-lane shift,
+// formed in a vector and stored to the frame), and each value becomes v = 8·grid + delta with the
 // ±1 delta of its eight (a byte mask from the delta bits, OR 1), |v| ≤ 9.
 // VPMADDUBSW(|a|, sign(a)·v) is exact for every activation byte; VPMADDWD
 // by the odd scale of each 16 (IQ1_S: one per 32) widens to int32, and a
@@ -71,7 +72,8 @@ GLOBL iq1mdbit<>(SB), RODATA|NOPTR, $16
 
 // acc += Σ scale·v·a over one group: quant bytes at qoff(r), the qh word
 // (index bits and delta bits) at hoff(r), activations at aoff(DI), the
-// scale words in Y11. Clobbers Y5..Y10.
+// scale words in Y11. Clobbers Y5..Y10, R8 (free in the four-row
+// routines once ARGSR4 has used the stride).
 #define IQ1_GROUP(r, qoff, hoff, aoff, acc) \
 	VPBROADCASTW hoff(r), Y7; \
 	VPSHUFB Y15, Y7, Y5; \
@@ -83,8 +85,16 @@ GLOBL iq1mdbit<>(SB), RODATA|NOPTR, $16
 	VPSLLD $8, X7, X7; \
 	VPMOVZXBD qoff(r), X6; \
 	VPOR X7, X6, X6; \
-	VPCMPEQD Y7, Y7, Y7; \
-	VPGATHERDQ Y7, (R14)(X6*8), Y8; \
+	VMOVDQU X6, 0(SP); \
+	MOVL 0(SP), R8; \
+	VMOVQ (R14)(R8*8), X8; \
+	MOVL 4(SP), R8; \
+	VPINSRQ $1, (R14)(R8*8), X8, X8; \
+	MOVL 8(SP), R8; \
+	VMOVQ (R14)(R8*8), X7; \
+	MOVL 12(SP), R8; \
+	VPINSRQ $1, (R14)(R8*8), X7, X7; \
+	VINSERTI128 $1, X7, Y8, Y8; \
 	VPADDB Y8, Y8, Y8; \
 	VPADDB Y8, Y8, Y8; \
 	VPADDB Y8, Y8, Y8; \
@@ -191,7 +201,7 @@ GLOBL iq1mdbit<>(SB), RODATA|NOPTR, $16
 	ORL DX, BX
 
 // func dotIQ1_SQ8_KAVX2(nb int, w, a *byte) float32
-TEXT ·dotIQ1_SQ8_KAVX2(SB), NOSPLIT, $0-28
+TEXT ·dotIQ1_SQ8_KAVX2(SB), NOSPLIT, $16-28
 	MOVQ nb+0(FP), CX
 	MOVQ w+8(FP), SI
 	MOVQ a+16(FP), DI
@@ -214,7 +224,7 @@ sdone:
 	RET
 
 // func dotRows4IQ1_SQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
-TEXT ·dotRows4IQ1_SQ8_KAVX2(SB), NOSPLIT, $0-40
+TEXT ·dotRows4IQ1_SQ8_KAVX2(SB), NOSPLIT, $16-40
 	ARGSR4
 	IQ1S_CONSTS
 	VXORPS X0, X0, X0
@@ -253,7 +263,7 @@ r4sdone:
 	RET
 
 // func dotIQ1_MQ8_KAVX2(nb int, w, a *byte) float32
-TEXT ·dotIQ1_MQ8_KAVX2(SB), NOSPLIT, $0-28
+TEXT ·dotIQ1_MQ8_KAVX2(SB), NOSPLIT, $16-28
 	MOVQ nb+0(FP), CX
 	MOVQ w+8(FP), SI
 	MOVQ a+16(FP), DI
@@ -276,7 +286,7 @@ mdone:
 	RET
 
 // func dotRows4IQ1_MQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
-TEXT ·dotRows4IQ1_MQ8_KAVX2(SB), NOSPLIT, $0-40
+TEXT ·dotRows4IQ1_MQ8_KAVX2(SB), NOSPLIT, $16-40
 	ARGSR4
 	IQ1M_CONSTS
 	VXORPS X0, X0, X0
