@@ -41,7 +41,7 @@ DATA iq3quarter<>+0(SB)/4, $0x3e800000
 GLOBL iq3quarter<>(SB), RODATA|NOPTR, $4
 
 // Constants: Y15 = iq3shuf, Y14 = iq3bits; IQ3_S also Y13 = iq3hshift,
-// Y12 = 0x100 dwords. R13 = ksigns, R14 = the grid.
+// Y12 = 0x100 dwords. R13 = iq3xxsSignMask (IQ3_XXS), R14 = the grid.
 #define IQ3_CONSTS \
 	VMOVDQU iq3shuf<>(SB), Y15; \
 	VPBROADCASTQ iq3bits<>(SB), Y14
@@ -109,36 +109,29 @@ GLOBL iq3quarter<>(SB), RODATA|NOPTR, $4
 	VPINSRD $3, (R14)(R8*4), X7, X7; \
 	VINSERTI128 $1, X7, Y8, Y8
 
-// IQ3_XXS group: scale-and-sign word at soff(r), indices at qoff(r).
-// BX = the four ksigns bytes of the word's 7-bit fields. Clobbers AX, BX, DX.
+// IQ3_XXS group: scale-and-sign word at soff(r), indices at qoff(r). The
+// sign mask is four lookups of iq3xxsSignMask (R13: ksigns as 0x00/0xff
+// bytes) by the word's 7-bit fields. Clobbers AX, DX, X9.
 #define IQ3XXS_GROUP(r, soff, qoff, aoff, acc) \
 	MOVL soff(r), AX; \
 	MOVL AX, DX; \
 	ANDL $127, DX; \
-	MOVBLZX (R13)(DX*1), BX; \
+	VMOVQ (R13)(DX*8), X5; \
 	MOVL AX, DX; \
 	SHRL $7, DX; \
 	ANDL $127, DX; \
-	MOVBLZX (R13)(DX*1), DX; \
-	SHLL $8, DX; \
-	ORL DX, BX; \
+	VPINSRQ $1, (R13)(DX*8), X5, X5; \
 	MOVL AX, DX; \
 	SHRL $14, DX; \
 	ANDL $127, DX; \
-	MOVBLZX (R13)(DX*1), DX; \
-	SHLL $16, DX; \
-	ORL DX, BX; \
+	VMOVQ (R13)(DX*8), X9; \
 	MOVL AX, DX; \
 	SHRL $21, DX; \
 	ANDL $127, DX; \
-	MOVBLZX (R13)(DX*1), DX; \
-	SHLL $24, DX; \
-	ORL DX, BX; \
+	VPINSRQ $1, (R13)(DX*8), X9, X9; \
+	VINSERTI128 $1, X9, Y5, Y5; \
 	SHRL $28, AX; \
 	LEAL 1(AX)(AX*1), AX; \
-	VMOVD BX, X5; \
-	VPBROADCASTD X5, Y5; \
-	IQ3_SIGNMASK; \
 	IQ3_LOOK8B(r, qoff); \
 	IQ3_MUL(aoff, acc)
 
@@ -208,7 +201,7 @@ TEXT ·dotIQ3_XXSQ8_KAVX2(SB), NOSPLIT, $0-28
 	MOVQ nb+0(FP), CX
 	MOVQ w+8(FP), SI
 	MOVQ a+16(FP), DI
-	LEAQ ·iq3KSigns(SB), R13
+	LEAQ ·iq3xxsSignMask(SB), R13
 	LEAQ ·iq3xxsGrid(SB), R14
 	IQ3_CONSTS
 	VXORPS X0, X0, X0
@@ -230,7 +223,7 @@ xxsdone:
 // func dotRows4IQ3_XXSQ8_KAVX2(nb int, w, a *byte, stride int, y *[4]float32)
 TEXT ·dotRows4IQ3_XXSQ8_KAVX2(SB), NOSPLIT, $0-40
 	ARGSR4
-	LEAQ ·iq3KSigns(SB), R13
+	LEAQ ·iq3xxsSignMask(SB), R13
 	LEAQ ·iq3xxsGrid(SB), R14
 	IQ3_CONSTS
 	VXORPS X0, X0, X0
