@@ -138,7 +138,14 @@ quantized() {
     local f=${1%-F16.gguf}-$2.gguf
     if [ ! -f "$f" ]; then
         log "quantize $2 -> $f"
-        "$MEMVANTA_QUANTIZE" --lib "$MEMVANTA_LIBLLAMA" --threads "$threads" "$1" "$f.tmp$$" "$2" >"$f.log" 2>&1 ||
+        local im=()
+        case $2 in
+        IQ1_* | IQ2_* | IQ3_* | Q2_K_S)
+            # As internal/realfiles.NeedsImatrix: a uniform importance matrix.
+            python3 "${SHARED:-../shared}/quantize/imatrix-list.py" "$1" >"$f.imatrix"
+            im=(--imatrix "$f.imatrix") ;;
+        esac
+        "$MEMVANTA_QUANTIZE" --lib "$MEMVANTA_LIBLLAMA" --threads "$threads" "${im[@]}" "$1" "$f.tmp$$" "$2" >"$f.log" 2>&1 ||
             { tail -5 "$f.log" >&2; die "quantize $2 failed (log $f.log)"; }
         mv "$f.tmp$$" "$f"
     fi
