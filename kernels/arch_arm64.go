@@ -77,6 +77,8 @@ var neonRows = []archRow{
 	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KNEON},
 	{t: ggml.IQ3_XXS, dot: dotIQ3_XXSQ8_KNEON},
 	{t: ggml.IQ3_S, dot: dotIQ3_SQ8_KNEON},
+	{t: ggml.IQ1_S, dot: dotIQ1_SQ8_KNEON},
+	{t: ggml.IQ1_M, dot: dotIQ1_MQ8_KNEON},
 }
 
 //go:noescape
