@@ -126,7 +126,9 @@ func TestLogProbs(t *testing.T) {
 		// The distribution is the raw model's: temperature, the
 		// penalties and logit_bias change what is drawn, not the
 		// reported log-probabilities.
-		{"temperature", func(r *Request) { r.Sample = sample.Params{Temp: 1.5, TopK: 5, TopP: 1, RepeatPenalty: 1.3, RepeatLastN: 64, Seed: 7} }},
+		{"temperature", func(r *Request) {
+			r.Sample = sample.Params{Temp: 1.5, TopK: 5, TopP: 1, RepeatPenalty: 1.3, RepeatLastN: 64, Seed: 7}
+		}},
 		{"bias and penalties", func(r *Request) {
 			r.LogitBias = map[int32]float32{5: 8, 9: -100}
 			r.FrequencyPenalty, r.PresencePenalty = 1, 0.5
