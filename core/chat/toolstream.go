@@ -32,7 +32,7 @@ type partialCall struct {
 	name, id string
 	nameDone bool
 	idDone   bool
-	done     bool // the object is complete
+	done     bool   // the object is complete
 	args     string // compacted arguments prefix
 	argsDone bool
 }
@@ -200,7 +200,7 @@ func parseCallPrefix(s, argsKey string) (c partialCall, n int, done, ok bool) {
 		if !first {
 			if s[i] == '}' {
 				c.done = true
-			return c, i + 1, true, c.nameDone
+				return c, i + 1, true, c.nameDone
 			}
 			if s[i] != ',' {
 				return c, 0, false, false
