@@ -58,7 +58,10 @@ func (s *ToolStream) diff(calls []partialCall) []ToolCallDelta {
 		// Calls are announced in order, once named; a Mistral call once
 		// its id is known too (it comes last, and clients must send it
 		// back with the tool's result, so a stand-in would not do).
-		if i > len(s.sent) || !c.nameDone || s.f == ToolMistral && !c.idDone && !c.done {
+		// And only once its arguments have begun (or the object closed):
+		// a reply that stops after the name is then content as a whole
+		// reply would be, not an announced call that never came.
+		if i > len(s.sent) || !c.nameDone || s.f == ToolMistral && !c.idDone && !c.done || c.args == "" && !c.done {
 			break
 		}
 		if i == len(s.sent) {

