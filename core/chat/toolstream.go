@@ -44,7 +44,11 @@ func (s *ToolStream) Deltas() []ToolCallDelta {
 		return nil
 	}
 	all := s.text.String()
-	if len(all) == s.scanned {
+	// Each look parses the held text from the start, so looks are spaced
+	// by a 64th of it: the cost stays linear in the reply (64 passes over
+	// it at most, per doubling), and fragments of a long argument come
+	// every 1/64 of its length rather than every token.
+	if len(all)-s.scanned <= (len(all)-s.held)/64 {
 		return nil
 	}
 	s.scanned = len(all)
