@@ -152,6 +152,15 @@ func TestChoices(t *testing.T) {
 			}
 		})
 	}
+	resp, err := http.Get(f.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "memvanta:kv_positions_forked_total ") || strings.Contains(string(body), "memvanta:kv_positions_forked_total 0\n") {
+		t.Errorf("no forked positions in /metrics")
+	}
 	code, m := post(t, f.url+"/v1/chat/completions", chatBody("x", `,"n":4`, false))
 	if code != 400 || paramOf(m) != "n" {
 		t.Errorf("n above the slots: %d %v", code, m)
