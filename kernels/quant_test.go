@@ -226,8 +226,8 @@ func TestQuantizeErrors(t *testing.T) {
 			t.Errorf("%s: err %v, want containing %q", c.name, err, c.frag)
 		}
 	}
-	if err := QuantizeAct(ggml.IQ2_XS, make([]float32, 256), make([]byte, 292)); err == nil {
-		t.Error("QuantizeAct(IQ2_XS) succeeded")
+	if err := QuantizeAct(ggml.I16, make([]float32, 256), make([]byte, 292)); err == nil {
+		t.Error("QuantizeAct(I16) succeeded")
 	}
 	// A weight type maps to its activation type.
 	if err := QuantizeAct(ggml.Q4_K, make([]float32, 256), make([]byte, 292)); err != nil {
@@ -242,7 +242,7 @@ func TestActType(t *testing.T) {
 		ggml.Q2_K: ggml.Q8_K, ggml.Q3_K: ggml.Q8_K, ggml.Q4_K: ggml.Q8_K, ggml.Q5_K: ggml.Q8_K, ggml.Q6_K: ggml.Q8_K,
 		ggml.F32: ggml.F32, ggml.F16: ggml.F16, ggml.BF16: ggml.BF16,
 		ggml.IQ4_NL: ggml.Q8_0, ggml.IQ4_XS: ggml.Q8_K,
-		ggml.IQ2_XXS: NoType, ggml.IQ1_S: NoType, ggml.IQ3_S: NoType, ggml.Q8_K: NoType,
+		ggml.IQ2_XXS: ggml.Q8_K, ggml.IQ2_XS: ggml.Q8_K, ggml.IQ2_S: ggml.Q8_K, ggml.I16: NoType, ggml.IQ1_S: NoType, ggml.IQ3_S: NoType, ggml.Q8_K: NoType,
 		ggml.MXFP4: ggml.Q8_0, ggml.TQ1_0: ggml.Q8_K, ggml.TQ2_0: ggml.Q8_K,
 	}
 	for w, a := range want {
@@ -289,12 +289,12 @@ func TestRoundAway(t *testing.T) {
 	check(-0.49999997)
 }
 
-// TestUnexecutedTypesRefused: the IQ1/IQ2/IQ3 types have no
+// TestUnexecutedTypesRefused: the IQ1/IQ3 types have no
 // kernels on any path; every entry point refuses them with an error (or a
 // nil routine) that names the type, so a loader can say which tensor type a
 // file needs.
 func TestUnexecutedTypesRefused(t *testing.T) {
-	for _, typ := range []ggml.Type{ggml.IQ1_S, ggml.IQ1_M, ggml.IQ2_XXS, ggml.IQ2_XS, ggml.IQ2_S,
+	for _, typ := range []ggml.Type{ggml.IQ1_S, ggml.IQ1_M,
 		ggml.IQ3_XXS, ggml.IQ3_S} {
 		for _, k := range Available() {
 			if k.Dot(typ) != nil || k.Dot4(typ) != nil || k.DotRows4(typ) != nil {
@@ -317,7 +317,7 @@ func TestUnexecutedTypesRefused(t *testing.T) {
 			t.Errorf("Executable() lists %s", typ)
 		}
 	}
-	for _, typ := range []ggml.Type{ggml.IQ4_NL, ggml.IQ4_XS, ggml.MXFP4, ggml.TQ1_0, ggml.TQ2_0} {
+	for _, typ := range []ggml.Type{ggml.IQ4_NL, ggml.IQ4_XS, ggml.MXFP4, ggml.TQ1_0, ggml.TQ2_0, ggml.IQ2_XXS, ggml.IQ2_XS, ggml.IQ2_S} {
 		if !slices.Contains(Executable(), typ) {
 			t.Errorf("Executable() lacks %s", typ)
 		}

@@ -72,6 +72,11 @@ var portableRows = [numTypes]routines{
 	ggml.MXFP4:  {act: ggml.Q8_0, dots: dotSet{dot: dotMXFP4}, deq: deqMXFP4, quant: quantMXFP4},
 	ggml.TQ1_0:  {act: ggml.Q8_K, dots: dotSet{dot: dotTQ1_0}, deq: deqTQ1_0, quant: quantTQ1_0},
 	ggml.TQ2_0:  {act: ggml.Q8_K, dots: dotSet{dot: dotTQ2_0}, deq: deqTQ2_0, quant: quantTQ2_0},
+
+	// The IQ2 codebook types (iq2.go).
+	ggml.IQ2_XXS: {act: ggml.Q8_K, dots: dotSet{dot: dotIQ2_XXS}, deq: deqIQ2_XXS},
+	ggml.IQ2_XS:  {act: ggml.Q8_K, dots: dotSet{dot: dotIQ2_XS}, deq: deqIQ2_XS},
+	ggml.IQ2_S:   {act: ggml.Q8_K, dots: dotSet{dot: dotIQ2_S}, deq: deqIQ2_S},
 }
 
 // row returns k's row for t, or nil for an id beyond the table.

@@ -43,6 +43,7 @@ var scaleFields = map[ggml.Type][]int{
 	ggml.Q2_K: {80, 82}, ggml.Q3_K: {108}, ggml.Q4_K: {0, 2}, ggml.Q5_K: {0, 2}, ggml.Q6_K: {208},
 	ggml.IQ4_NL: {0}, ggml.IQ4_XS: {0},
 	ggml.TQ1_0: {52}, ggml.TQ2_0: {64},
+	ggml.IQ2_XXS: {0}, ggml.IQ2_XS: {0}, ggml.IQ2_S: {0},
 }
 
 // ScaleFields returns the byte offsets of the fp16 scale (and min) fields in
