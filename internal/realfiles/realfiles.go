@@ -114,6 +114,14 @@ func (t Tools) Quantize(ctx context.Context, in, out, ftype string) error {
 	if base, ok := strings.CutSuffix(ftype, PureSuffix); ok {
 		args, ftype = append(args, "--pure"), base
 	}
+	if NeedsImatrix(ftype) {
+		im := out + ".imatrix"
+		if err := writeUniformImatrix(in, im); err != nil {
+			return err
+		}
+		defer os.Remove(im)
+		args = append(args, "--imatrix", im)
+	}
 	cmd := exec.CommandContext(ctx, t.Bin, append(args, in, out, ftype)...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -125,6 +133,46 @@ func (t Tools) Quantize(ctx context.Context, in, out, ftype string) error {
 		return fmt.Errorf("realfiles: quantize %s -> %s (%s): %w\n%s", in, out, ftype, err, tail)
 	}
 	return nil
+}
+
+// NeedsImatrix reports whether llama.cpp refuses file type ftype without an
+// importance matrix (its IQ1 and IQ2 types, Q2_K_S); Quantize gives those
+// a uniform one, as ../shared/quantize/imatrix-list.py prints: every
+// weight of every matrix equally important, so the file is what llama.cpp
+// makes without calibration data and is deterministic.
+func NeedsImatrix(ftype string) bool {
+	return strings.HasPrefix(ftype, "IQ1_") || strings.HasPrefix(ftype, "IQ2_") || ftype == "Q2_K_S"
+}
+
+// writeUniformImatrix writes imatrix-list.py's list for the GGUF file in:
+// one "NAME N" line per 2-D or 3-D weight matrix (not norms), N its row
+// length times its expert count.
+func writeUniformImatrix(in, out string) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return fmt.Errorf("realfiles: imatrix: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("realfiles: imatrix: %w", err)
+	}
+	g, err := gguf.Parse(f, st.Size(), gguf.DefaultLimits())
+	if err != nil {
+		return fmt.Errorf("realfiles: imatrix of %s: %w", in, err)
+	}
+	var b strings.Builder
+	for _, ti := range g.Tensors {
+		if len(ti.Dims) < 2 || !strings.HasSuffix(ti.Name, ".weight") || strings.Contains(ti.Name, "norm") {
+			continue
+		}
+		n := ti.Dims[0]
+		if len(ti.Dims) >= 3 {
+			n *= ti.Dims[2]
+		}
+		fmt.Fprintf(&b, "%s %d\n", ti.Name, n)
+	}
+	return writeAtomic(out, strings.NewReader(b.String()))
 }
 
 // File returns the path of s's synthetic model quantized by llama.cpp to

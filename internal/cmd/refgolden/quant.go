@@ -36,7 +36,8 @@ var FallbackShape = golden.Synth{Embd: 384, Layers: 2, Heads: 6, KVHeads: 2, FF:
 // "+pure" adds --pure: MXFP4_MOE on a dense model is otherwise all Q8_0).
 var QuantTypes = []string{"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K_S", "Q3_K_M",
 	"Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K", "IQ4_NL", "IQ4_XS",
-	"MXFP4_MOE" + realfiles.PureSuffix, "TQ1_0", "TQ2_0"}
+	"MXFP4_MOE" + realfiles.PureSuffix, "TQ1_0", "TQ2_0",
+	"IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M"}
 
 // FallbackTypes are the file types made on FallbackShape.
 var FallbackTypes = []string{"Q4_K_M", "Q5_K_S", "Q3_K_M"}
