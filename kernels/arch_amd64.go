@@ -66,6 +66,9 @@ var avx2Rows = []archRow{
 		gemm: gemm32PF(0, gemmPackMXFP4AVX2, gemmKernelQ8PFAVX2)},
 	{t: ggml.TQ2_0, dot: dotTQ2_0Q8_KAVX2, rows4: dotRows4TQ2_0Q8_KAVX2},
 	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KAVX2, rows4: dotRows4TQ1_0Q8_KAVX2},
+	{t: ggml.IQ2_XXS, gemm: newGemmIQ2I16}, // iq2gemm_amd64.go
+	{t: ggml.IQ2_XS, gemm: newGemmIQ2I16},
+	{t: ggml.IQ2_S, gemm: newGemmIQ2I16},
 	{t: ggml.Q8_K, quantAct: quantQ8_KSIMD},
 	{t: ggml.F32, dot: dotF32AVX2},
 	{t: ggml.F16, dot: dotF16AVX2, quant: f16RowSIMD, quantAct: f16RowSIMD},
@@ -129,6 +132,7 @@ var avx512Rows = []archRow{
 	{t: ggml.MXFP4, dot: dotMXFP4Q8_0AVX2, rows4: dotRows4MXFP4Q8_0AVX512,
 		gemm: gemm32(128, gemmPackMXFP4AVX512, gemmKernel)},
 	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KAVX512, rows4: dotRows4TQ1_0Q8_KAVX512},
+	{t: ggml.IQ2_XXS, gemm: newGemmIQ2XXS8AVX512}, // iq2gemm_amd64.go; IQ2_XS/IQ2_S keep avx2's
 }
 
 //go:noescape
