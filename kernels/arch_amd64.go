@@ -66,9 +66,9 @@ var avx2Rows = []archRow{
 		gemm: gemm32PF(0, gemmPackMXFP4AVX2, gemmKernelQ8PFAVX2)},
 	{t: ggml.TQ2_0, dot: dotTQ2_0Q8_KAVX2, rows4: dotRows4TQ2_0Q8_KAVX2},
 	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KAVX2, rows4: dotRows4TQ1_0Q8_KAVX2},
-	{t: ggml.IQ2_XXS, gemm: newGemmIQ2I16}, // iq2gemm_amd64.go
-	{t: ggml.IQ2_XS, gemm: newGemmIQ2I16},
-	{t: ggml.IQ2_S, gemm: newGemmIQ2I16},
+	{t: ggml.IQ2_XXS, dot: dotIQ2_XXSQ8_KAVX2, rows4: dotRows4IQ2_XXSQ8_KAVX2, gemm: newGemmIQ2I16}, // iq2*_amd64.go
+	{t: ggml.IQ2_XS, dot: dotIQ2_XSQ8_KAVX2, rows4: dotRows4IQ2_XSQ8_KAVX2, gemm: newGemmIQ2I16},
+	{t: ggml.IQ2_S, dot: dotIQ2_SQ8_KAVX2, rows4: dotRows4IQ2_SQ8_KAVX2, gemm: newGemmIQ2I16},
 	{t: ggml.Q8_K, quantAct: quantQ8_KSIMD},
 	{t: ggml.F32, dot: dotF32AVX2},
 	{t: ggml.F16, dot: dotF16AVX2, quant: f16RowSIMD, quantAct: f16RowSIMD},
