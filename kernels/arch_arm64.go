@@ -70,6 +70,9 @@ var neonRows = []archRow{
 	{t: ggml.MXFP4, dot: dotMXFP4Q8_0NEON, dot4: dot4MXFP4Q8_0NEON, rows4: dotRows4MXFP4Q8_0NEON},
 	{t: ggml.TQ2_0, dot: dotTQ2_0Q8_KNEON},
 	{t: ggml.TQ1_0, dot: dotTQ1_0Q8_KNEON},
+	{t: ggml.IQ2_XXS, dot: dotIQ2_XXSQ8_KNEON}, // iq2_arm64.s
+	{t: ggml.IQ2_XS, dot: dotIQ2_XSQ8_KNEON},
+	{t: ggml.IQ2_S, dot: dotIQ2_SQ8_KNEON},
 }
 
 //go:noescape
