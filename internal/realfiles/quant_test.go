@@ -49,6 +49,20 @@ func iq4Ready() bool {
 	return kernels.Scalar().Dot(ggml.IQ4_NL) != nil && kernels.Scalar().Dot(ggml.IQ4_XS) != nil
 }
 
+// pendingTypes lists the types of a file's mix that are being added in
+// parallel (IQ1_S/IQ1_M/IQ3_XXS/IQ3_S: llama.cpp's IQ2_S and IQ2_M mixes
+// hold IQ3_S) and that this build does not execute yet; such goldens skip
+// until it does. Any other unexecuted type still fails at load.
+func pendingTypes(types map[string]int) []string {
+	var out []string
+	for _, name := range []string{"IQ1_S", "IQ1_M", "IQ3_XXS", "IQ3_S"} {
+		if t, ok := ggml.Parse(name); ok && types[name] > 0 && kernels.Scalar().Dot(t) == nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // TestQuantFileTypes replays llama.cpp's greedy continuations on every
 // llama.cpp file type (testdata/golden/quant-*.json): the core/synth F16
 // model converted by llama.cpp's own quantizer (its default per-tensor
@@ -86,6 +100,9 @@ func TestQuantFileTypes(t *testing.T) {
 			}
 			if (g.Quant.Types["IQ4_NL"] > 0 || g.Quant.Types["IQ4_XS"] > 0) && !iq4Ready() {
 				t.Skipf("%s uses IQ4_NL/IQ4_XS, which this build's kernels do not execute yet", g.Quant.FileType)
+			}
+			if missing := pendingTypes(g.Quant.Types); len(missing) > 0 {
+				t.Skipf("%s uses %v, which this build's kernels do not execute yet", g.Quant.FileType, missing)
 			}
 			vocab, err := ReadVocab(filepath.Join(vocabDir, g.Synth.Vocab))
 			if err != nil {
