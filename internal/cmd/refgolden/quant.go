@@ -33,11 +33,13 @@ var FallbackShape = golden.Synth{Embd: 384, Layers: 2, Heads: 6, KVHeads: 2, FF:
 	Eps: 1e-5, Type: "F16", Seed: 22}
 
 // QuantTypes are llama.cpp's file types (its names, as quantize takes them;
-// "+pure" adds --pure: MXFP4_MOE on a dense model is otherwise all Q8_0).
+// "+pure" adds --pure: MXFP4_MOE on a dense model is otherwise all Q8_0;
+// IQ2_M+pure makes every matrix IQ2_S, a type the IQ2_S file type itself
+// does not use: llama.cpp's IQ2_S ftype writes IQ2_XS, its IQ2_M IQ2_S).
 var QuantTypes = []string{"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K_S", "Q3_K_M",
 	"Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K", "IQ4_NL", "IQ4_XS",
 	"MXFP4_MOE" + realfiles.PureSuffix, "TQ1_0", "TQ2_0",
-	"IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M"}
+	"IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M", "IQ2_M" + realfiles.PureSuffix}
 
 // FallbackTypes are the file types made on FallbackShape.
 var FallbackTypes = []string{"Q4_K_M", "Q5_K_S", "Q3_K_M"}
