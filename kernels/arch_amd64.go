@@ -74,6 +74,9 @@ var avx2Rows = []archRow{
 		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ1_S, gemmKernelQ6KAVX2, gemmIQMinBatch)},
 	{t: ggml.IQ1_M, dot: dotIQ1_MQ8_KAVX2, rows4: dotRows4IQ1_MQ8_KAVX2,
 		gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ1_M, gemmKernelQ6KAVX2, gemmIQMinBatch)},
+	{t: ggml.IQ2_XXS, dot: dotIQ2_XXSQ8_KAVX2, rows4: dotRows4IQ2_XXSQ8_KAVX2, gemm: newGemmIQ2I16}, // iq2*_amd64.go
+	{t: ggml.IQ2_XS, dot: dotIQ2_XSQ8_KAVX2, rows4: dotRows4IQ2_XSQ8_KAVX2, gemm: newGemmIQ2I16},
+	{t: ggml.IQ2_S, dot: dotIQ2_SQ8_KAVX2, rows4: dotRows4IQ2_SQ8_KAVX2, gemm: newGemmIQ2I16},
 	{t: ggml.Q8_K, quantAct: quantQ8_KSIMD},
 	{t: ggml.F32, dot: dotF32AVX2},
 	{t: ggml.F16, dot: dotF16AVX2, quant: f16RowSIMD, quantAct: f16RowSIMD},
@@ -143,6 +146,7 @@ var avx512Rows = []archRow{
 	{t: ggml.IQ3_S, gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ3_S, gemmKernelQ6KAVX512, gemmIQMinBatchAVX512)},
 	{t: ggml.IQ1_S, gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ1_S, gemmKernelQ6KAVX512, gemmIQMinBatchAVX512)},
 	{t: ggml.IQ1_M, gemm: gemmK(gemmQ6KBlockB, gemmQ6KKB, packIQ1_M, gemmKernelQ6KAVX512, gemmIQMinBatchAVX512)},
+	{t: ggml.IQ2_XXS, gemm: newGemmIQ2XXS8AVX512}, // iq2gemm_amd64.go; IQ2_XS/IQ2_S keep avx2's
 }
 
 //go:noescape

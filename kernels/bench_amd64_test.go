@@ -47,7 +47,8 @@ func BenchmarkArchMatVec(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	shapes := []struct{ rows, cols int }{{4096, 11008}, {4096, 4096}}
 	types := []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1,
-		ggml.Q2_K, ggml.Q3_K, ggml.Q5_K, ggml.IQ4_NL, ggml.IQ4_XS, ggml.MXFP4, ggml.TQ1_0, ggml.TQ2_0, ggml.F16, ggml.BF16, ggml.F32}
+		ggml.Q2_K, ggml.Q3_K, ggml.Q5_K, ggml.IQ4_NL, ggml.IQ4_XS, ggml.MXFP4, ggml.TQ1_0, ggml.TQ2_0, ggml.F16, ggml.BF16, ggml.F32,
+		ggml.IQ2_XXS, ggml.IQ2_XS, ggml.IQ2_S}
 	for _, sh := range shapes {
 		for _, typ := range types {
 			if sh.cols != 11008 && typ != ggml.Q4_0 && typ != ggml.Q4_K {

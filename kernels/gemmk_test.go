@@ -87,7 +87,7 @@ func gemmKWeights(r *rand.Rand, t ggml.Type, rows, cols int) []byte {
 // as NaN with a NaN guard after it.
 func TestMatMulPackedK(t *testing.T) {
 	types := []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K, ggml.Q2_K,
-		ggml.IQ3_XXS, ggml.IQ3_S, ggml.IQ1_S, ggml.IQ1_M}
+		ggml.IQ3_XXS, ggml.IQ3_S, ggml.IQ1_S, ggml.IQ1_M, ggml.IQ2_XXS, ggml.IQ2_XS, ggml.IQ2_S}
 	rowsList := []int{1, 5, 15, 16, 17, 33}
 	colsList := []int{256, 768, 2048, 5632}
 	if gemmRace {
@@ -214,7 +214,8 @@ func TestMatMulPackedKDispatch(t *testing.T) {
 	p := NewPool(2)
 	defer p.Close()
 	const rows, cols = 21, 3 * 256
-	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K, ggml.Q2_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K, ggml.Q2_K,
+		ggml.IQ2_XXS, ggml.IQ2_XS, ggml.IQ2_S} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			ws, _ := RowSize(typ, cols)
@@ -246,7 +247,8 @@ func TestMatMulPackedKDispatch(t *testing.T) {
 
 // Short buffers and bad strides panic in Go before the assembly runs.
 func TestGemmKShortInputsPanic(t *testing.T) {
-	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K, ggml.Q2_K} {
+	for _, typ := range []ggml.Type{ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.Q3_K, ggml.Q2_K,
+		ggml.IQ2_XXS, ggml.IQ2_XS, ggml.IQ2_S} {
 		for _, k := range gemmPaths(typ) {
 			g := k.gemmFor(typ)
 			bs, abs, pb := typ.TypeSize(), 292, g.blockB

@@ -352,7 +352,7 @@ func TestDequantErrors(t *testing.T) {
 		{ggml.Q4_0, 18, 31, "not a multiple"},
 		{ggml.Q4_0, 17, 32, "need 18 bytes"},
 		{ggml.Q4_K, 144, 128, "not a multiple"},
-		{ggml.IQ2_XXS, 66, 256, "not supported"},
+		{ggml.I16, 512, 256, "not supported"},
 		{ggml.Type(99), 1, 1, "unknown type"},
 	}
 	for _, c := range cases {

@@ -131,10 +131,10 @@ const rows4Piece = 512
 // unpacked once per four rows; results are bit-identical either way.
 //
 // Where the path has packed routines for t (avx2 and avx512: Q4_0, Q8_0,
-// IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS; neon with ASIMDDP: Q4_0,
+// IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, IQ2_XXS/XS/S; neon with ASIMDDP: Q4_0,
 // Q8_0, IQ4_NL, Q2_K…Q6_K, IQ4_XS) and the batch has at least the routine's minBatch rows, MatMul
 // instead packs 16-row weight tiles into scratch once and runs every
-// activation row past them (gemm.go, gemmk.go, gemmkq2q3.go).
+// activation row past them (gemm.go, gemmk.go, gemmkq2q3.go, iq2gemm_amd64.go).
 // Block integer sums stay exact, but each output's f32 terms are rounded
 // and added in a different way than Dot's, so those results are not
 // bit-identical to Dot/MatVec: they are within (blocks+1)·u·Σ|block terms|

@@ -18,7 +18,8 @@ import (
 // dramTypes are the weight types the DRAM and hot four-row benchmarks cover:
 // every type with a four-weight-row routine on some amd64 path.
 var dramTypes = []ggml.Type{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS,
-	ggml.IQ4_NL, ggml.Q3_K, ggml.Q2_K, ggml.MXFP4, ggml.TQ1_0, ggml.TQ2_0}
+	ggml.IQ4_NL, ggml.Q3_K, ggml.Q2_K, ggml.MXFP4, ggml.TQ1_0, ggml.TQ2_0,
+	ggml.IQ2_XXS, ggml.IQ2_XS, ggml.IQ2_S}
 
 // dramRingBytes is how much distinct weight memory one BenchmarkArchMatVecDRAM
 // case walks: far beyond any L3, as the weights of a 7B model are.

@@ -226,8 +226,8 @@ func TestQuantizeErrors(t *testing.T) {
 			t.Errorf("%s: err %v, want containing %q", c.name, err, c.frag)
 		}
 	}
-	if err := QuantizeAct(ggml.IQ2_XS, make([]float32, 256), make([]byte, 292)); err == nil {
-		t.Error("QuantizeAct(IQ2_XS) succeeded")
+	if err := QuantizeAct(ggml.I16, make([]float32, 256), make([]byte, 292)); err == nil {
+		t.Error("QuantizeAct(I16) succeeded")
 	}
 	// A weight type maps to its activation type.
 	if err := QuantizeAct(ggml.Q4_K, make([]float32, 256), make([]byte, 292)); err != nil {
@@ -242,8 +242,9 @@ func TestActType(t *testing.T) {
 		ggml.Q2_K: ggml.Q8_K, ggml.Q3_K: ggml.Q8_K, ggml.Q4_K: ggml.Q8_K, ggml.Q5_K: ggml.Q8_K, ggml.Q6_K: ggml.Q8_K,
 		ggml.F32: ggml.F32, ggml.F16: ggml.F16, ggml.BF16: ggml.BF16,
 		ggml.IQ4_NL: ggml.Q8_0, ggml.IQ4_XS: ggml.Q8_K,
-		ggml.IQ2_XXS: NoType, ggml.Q8_K: NoType, ggml.I32: NoType, ggml.Type(4): NoType,
+		ggml.Q8_K: NoType, ggml.I32: NoType, ggml.I16: NoType, ggml.Type(4): NoType,
 		ggml.IQ3_XXS: ggml.Q8_K, ggml.IQ3_S: ggml.Q8_K, ggml.IQ1_S: ggml.Q8_K, ggml.IQ1_M: ggml.Q8_K,
+		ggml.IQ2_XXS: ggml.Q8_K, ggml.IQ2_XS: ggml.Q8_K, ggml.IQ2_S: ggml.Q8_K,
 		ggml.MXFP4: ggml.Q8_0, ggml.TQ1_0: ggml.Q8_K, ggml.TQ2_0: ggml.Q8_K,
 	}
 	for w, a := range want {
@@ -296,8 +297,7 @@ func TestRoundAway(t *testing.T) {
 // nil routine) that names the type, so a loader can say which tensor type a
 // file needs.
 func TestUnexecutedTypesRefused(t *testing.T) {
-	for _, typ := range []ggml.Type{ggml.IQ2_XXS, ggml.IQ2_XS, ggml.IQ2_S,
-		ggml.Type(4), ggml.Type(31), ggml.I8} {
+	for _, typ := range []ggml.Type{ggml.Type(4), ggml.Type(31), ggml.I8} {
 		for _, k := range Available() {
 			if k.Dot(typ) != nil || k.Dot4(typ) != nil || k.DotRows4(typ) != nil {
 				t.Errorf("%s has a routine for %s", k.Name, typ)
@@ -320,7 +320,7 @@ func TestUnexecutedTypesRefused(t *testing.T) {
 		}
 	}
 	for _, typ := range []ggml.Type{ggml.IQ4_NL, ggml.IQ4_XS, ggml.MXFP4, ggml.TQ1_0, ggml.TQ2_0,
-		ggml.IQ3_XXS, ggml.IQ3_S, ggml.IQ1_S, ggml.IQ1_M} {
+		ggml.IQ3_XXS, ggml.IQ3_S, ggml.IQ1_S, ggml.IQ1_M, ggml.IQ2_XXS, ggml.IQ2_XS, ggml.IQ2_S} {
 		if !slices.Contains(Executable(), typ) {
 			t.Errorf("Executable() lacks %s", typ)
 		}

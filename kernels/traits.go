@@ -78,6 +78,10 @@ var portableRows = [numTypes]routines{
 	ggml.IQ3_S:   {act: ggml.Q8_K, dots: dotSet{dot: dotIQ3_S}, deq: deqIQ3_S},
 	ggml.IQ1_S:   {act: ggml.Q8_K, dots: dotSet{dot: dotIQ1_S}, deq: deqIQ1_S},
 	ggml.IQ1_M:   {act: ggml.Q8_K, dots: dotSet{dot: dotIQ1_M}, deq: deqIQ1_M},
+	// The IQ2 codebook types (iq2.go).
+	ggml.IQ2_XXS: {act: ggml.Q8_K, dots: dotSet{dot: dotIQ2_XXS}, deq: deqIQ2_XXS},
+	ggml.IQ2_XS:  {act: ggml.Q8_K, dots: dotSet{dot: dotIQ2_XS}, deq: deqIQ2_XS},
+	ggml.IQ2_S:   {act: ggml.Q8_K, dots: dotSet{dot: dotIQ2_S}, deq: deqIQ2_S},
 }
 
 // row returns k's row for t, or nil for an id beyond the table.

@@ -137,12 +137,12 @@ func TestUnexecutableTypesRefused(t *testing.T) {
 		typ    ggml.Type
 		tied   bool
 	}{
-		{"blk.1.ffn_down.weight", ggml.IQ2_XS, false},
+		{"blk.1.ffn_down.weight", ggml.I16, false},
 		{"blk.0.attn_k.weight", ggml.I16, false},
 		{"blk.1.attn_q.weight", ggml.F64, false},
 		{"output.weight", ggml.I32, false},
-		{"token_embd.weight", ggml.IQ2_S, false},
-		{"token_embd.weight", ggml.IQ2_XXS, true},
+		{"token_embd.weight", ggml.I32, false},
+		{"token_embd.weight", ggml.F64, true},
 		{"blk.0.ffn_norm.weight", ggml.I8, false},
 	} {
 		c := mixedTiny(tc.tied)

@@ -44,6 +44,7 @@ var scaleFields = map[ggml.Type][]int{
 	ggml.IQ4_NL: {0}, ggml.IQ4_XS: {0},
 	ggml.TQ1_0: {52}, ggml.TQ2_0: {64},
 	ggml.IQ3_XXS: {0}, ggml.IQ3_S: {0}, ggml.IQ1_S: {0},
+	ggml.IQ2_XXS: {0}, ggml.IQ2_XS: {0}, ggml.IQ2_S: {0},
 }
 
 // ScaleFields returns the byte offsets of the fp16 scale (and min) fields in

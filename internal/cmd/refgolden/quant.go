@@ -37,7 +37,7 @@ var FallbackShape = golden.Synth{Embd: 384, Layers: 2, Heads: 6, KVHeads: 2, FF:
 var QuantTypes = []string{"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K_S", "Q3_K_M",
 	"Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K", "IQ4_NL", "IQ4_XS",
 	"MXFP4_MOE" + realfiles.PureSuffix, "TQ1_0", "TQ2_0",
-	"IQ3_XXS", "IQ3_XS", "IQ3_S", "IQ3_M", "IQ1_S", "IQ1_M"}
+	"IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M", "IQ2_M" + realfiles.PureSuffix, "IQ3_XXS", "IQ3_XS", "IQ3_S", "IQ3_M", "IQ1_S", "IQ1_M"}
 
 // FallbackTypes are the file types made on FallbackShape.
 var FallbackTypes = []string{"Q4_K_M", "Q5_K_S", "Q3_K_M"}
