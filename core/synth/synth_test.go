@@ -255,7 +255,7 @@ func TestArchOptions(t *testing.T) {
 		{Arch{Name: "qwen3", HeadDim: 32, Rot: 16}, "qwen3 rotates the whole head"},
 		{Arch{Name: "phi3", HeadDim: 32}, "phi3's query width is n_embd"},
 		{Arch{OrigCtx: 64}, "LongRoPE options apply to phi3"},
-		{Arch{Name: "qwen3", Experts: 8, ExpertsUsed: 2}, "--experts, --experts-used and --ff-exp apply to qwen3moe, qwen2moe and mixtral"},
+		{Arch{Name: "qwen3", Experts: 8, ExpertsUsed: 2}, "--experts, --experts-used and --ff-exp apply to qwen3moe, qwen2moe, mixtral and gpt-oss"},
 		{Arch{Name: "qwen3moe"}, "qwen3moe needs --experts in [1, 512]"},
 		{Arch{Name: Mixtral, Experts: 600, ExpertsUsed: 2}, "mixtral needs --experts in [1, 512]"},
 		{Arch{Name: "qwen3moe", Experts: 4, ExpertsUsed: 5}, "--experts-used 5 must be in [1, --experts 4]"},
