@@ -115,6 +115,11 @@ type Arch struct {
 	Experts     int `json:"experts,omitempty"`
 	ExpertsUsed int `json:"experts_used,omitempty"`
 	FFExp       int `json:"ff_exp,omitempty"`
+	// RouterReuse selects the router locality model (moe.go) by the
+	// consecutive-token expert reuse it was tuned to: 0.38 (Qwen3-30B-A3B)
+	// or 0.18 (gpt-oss); 0 = the architecture's published value (0.18 for
+	// gpt-oss, 0.38 for the others).
+	RouterReuse float32 `json:"router_reuse,omitempty"`
 }
 
 // Mixtral is the Arch.Name that writes a llama file with experts.
@@ -165,11 +170,11 @@ func (c Config) validate() error {
 	switch {
 	case c.Embd <= 0 || c.Layers <= 0 || c.Heads <= 0 || c.KVHeads <= 0 || c.FF <= 0 || c.Ctx <= 0:
 		return fmt.Errorf("synth: embd, layers, heads, kv-heads, ff and ctx must be positive (got %d %d %d %d %d %d)", c.Embd, c.Layers, c.Heads, c.KVHeads, c.FF, c.Ctx)
-	case c.Embd%c.Heads != 0:
-		return fmt.Errorf("synth: embd %d is not a multiple of heads %d", c.Embd, c.Heads)
+	case c.Arch.HeadDim == 0 && c.Embd%c.Heads != 0:
+		return fmt.Errorf("synth: embd %d is not a multiple of heads %d (or give --head-dim)", c.Embd, c.Heads)
 	case c.Heads%c.KVHeads != 0:
 		return fmt.Errorf("synth: heads %d is not a multiple of kv-heads %d", c.Heads, c.KVHeads)
-	case (c.Embd/c.Heads)%2 != 0:
+	case c.Arch.HeadDim == 0 && (c.Embd/c.Heads)%2 != 0:
 		return fmt.Errorf("synth: head dim %d must be even for RoPE", c.Embd/c.Heads)
 	case c.RopeBase <= 0 || c.Eps <= 0:
 		return fmt.Errorf("synth: rope base and eps must be positive")
@@ -298,6 +303,8 @@ func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
 		return fmt.Errorf("synth: --experts-used %d must be in [1, --experts %d]", a.ExpertsUsed, a.Experts)
 	case a.moe() && ac.NFFExp <= 0:
 		return fmt.Errorf("synth: expert feed-forward length %d must be positive", ac.NFFExp)
+	case a.RouterReuse != 0 && (!a.moe() || a.RouterReuse != 0.18 && a.RouterReuse != 0.38):
+		return fmt.Errorf("synth: --router-reuse %v: the router models are tuned for 0.18 and 0.38 (mixture-of-experts files only)", a.RouterReuse)
 	case a.FFExp < 0:
 		return fmt.Errorf("synth: --ff-exp must be >= 0")
 	case name == "qwen2moe" && ac.QDim() != ac.NEmbd:
@@ -840,8 +847,12 @@ func (g *gen) row(p plan, r int, x []float32) {
 		}
 	case kBias:
 		rg := newRNG(g.c.Seed, p.info.Name, r)
+		s := 0.5
+		if g.c.Arch.reuse18() {
+			s = biasScale18(p.info.Name)
+		}
 		for i := range x {
-			x[i] = float32(0.5 * rg.normal())
+			x[i] = float32(s * rg.normal())
 		}
 	case kSink, kExpBias:
 		s := 1.5
@@ -883,6 +894,20 @@ func (g *gen) row(p plan, r int, x []float32) {
 			}
 		}
 	}
+}
+
+// biasScale18 is the standard deviation of a bias tensor's values under
+// the 0.18 router model: 0.5, but small for the router bias and the biases
+// every token adds to the residual stream, which would otherwise dominate
+// the routing (moe.go).
+func biasScale18(name string) float64 {
+	switch {
+	case strings.HasSuffix(name, "ffn_gate_inp.bias"):
+		return 0.1
+	case strings.HasSuffix(name, "attn_output.bias"), strings.HasSuffix(name, "ffn_down_exps.bias"):
+		return 0.05
+	}
+	return 0.5
 }
 
 // llama3Factors fills x (n_rot/2 entries) with the frequency divisors

@@ -70,9 +70,11 @@ func All() []Fixture {
 		// 128) and its experts (biases large enough that the clamped
 		// SwiGLU clips, softmax over the chosen logits), 4 of 16 as
 		// gpt-oss-20b's 4 of 32 (with 2 of 8 each routing near-tie swaps
-		// half a token's expert output, which Q8_0's rounding then decides);
+		// half a token's expert output, which Q8_0's rounding then decides;
+		// and the 0.38 router model, whose popularity keeps routing
+		// decisive: see core/synth/moe.go);
 		// rows of 256 so MXFP4_MOE and Q4_K_M quantize every expert tensor.
 		{"gpt-oss", synth.Arch{Name: synth.GPTOSS, HeadDim: 64, Window: 8, Bias: true, RopeScale: 4, YaRN: true, OrigCtx: 128,
-			Experts: 16, ExpertsUsed: 4, FFExp: 256}, 2, 150000, true},
+			Experts: 16, ExpertsUsed: 4, FFExp: 256, RouterReuse: 0.38}, 2, 150000, true},
 	}
 }
