@@ -106,6 +106,15 @@ func TestQuantFileTypes(t *testing.T) {
 				t.Fatalf("tensor types %v, golden %v", got, g.Quant.Types)
 			}
 			tol := quantTol(g)
+			// Mixture-of-experts files route through near-ties, where
+			// llama.cpp's own flash-attention paths swap experts (gpt-oss
+			// MXFP4_MOE: a spread of 0.41 logits): a step whose llama.cpp
+			// top-2 gap is within the bound is checked by its gaps only
+			// (as core/model's arch goldens do).
+			minMargin := 0.0
+			if g.Synth.Arch != nil && g.Synth.Arch.Experts > 0 {
+				minMargin = tol
+			}
 			sel := kernels.Select()
 			worst, worstRatio := 0.0, 0.0
 			for ci, c := range g.Cases {
@@ -115,13 +124,13 @@ func TestQuantFileTypes(t *testing.T) {
 				if quick && ci > 0 {
 					break
 				}
-				r := replay(t, l.model(t, sel), c, tol, 0, g.Quant.FileType+"/"+sel.Name)
+				r := replay(t, l.model(t, sel), c, tol, minMargin, g.Quant.FileType+"/"+sel.Name)
 				worst = math.Max(worst, r.worst)
 				if c.Spread != nil && *c.Spread > 0 {
 					worstRatio = math.Max(worstRatio, r.worst / *c.Spread)
 				}
 				if ci == 0 && !quick && sel != kernels.Scalar() {
-					rs := replay(t, l.model(t, kernels.Scalar()), c, tol, 0, g.Quant.FileType+"/scalar")
+					rs := replay(t, l.model(t, kernels.Scalar()), c, tol, minMargin, g.Quant.FileType+"/scalar")
 					worst = math.Max(worst, rs.worst)
 					d := 0.0
 					for i := range r.logits {
