@@ -1,10 +1,6 @@
 package kernels
 
-import (
-	"github.com/klauspost/cpuid/v2"
-
-	"github.com/memvanta/memvanta/core/ggml"
-)
+import "github.com/memvanta/memvanta/core/ggml"
 
 // archImpls returns the NEON path. Advanced SIMD is mandatory in ARMv8-A, so
 // the base routines (neonRows) use only ARMv8.0 instructions and run on every
@@ -19,7 +15,7 @@ import (
 // edits).
 func archImpls(scalar *Impl) []*Impl {
 	neon := derive(scalar, "neon", neonRows, nil)
-	if cpuid.CPU.Supports(cpuid.ASIMDDP) {
+	if hasDotProd() {
 		neon = derive(neon, "neon", neonDotprodRows, nil)
 	}
 	return []*Impl{neon}

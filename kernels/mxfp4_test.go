@@ -9,14 +9,6 @@ import (
 	"github.com/memvanta/memvanta/core/ggml"
 )
 
-// e8m0Fields lists, per block type, the offsets of E8M0 exponent bytes
-// (2^(e-128) scales), which random rows set to realistic exponents as they
-// set fp16 scales (scaleFields): a random byte would reach 2^127 and turn
-// the dots into Inf.
-var e8m0Fields = map[ggml.Type][]int{
-	ggml.MXFP4: {0},
-}
-
 // TestMXFP4ScaleAllExponents runs every path's MXFP4 dot, four-row routines
 // and dequantization on one block per exponent byte 0..255 (every code
 // value 1, activations all 1 with d = 1), where every path's result is

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/memvanta/memvanta/core/ggml"
+	"github.com/memvanta/memvanta/internal/kerneltest"
 )
 
 // These tests check every SIMD path of this architecture against the scalar
@@ -98,7 +99,7 @@ func simdRow(t testing.TB, r *rand.Rand, typ ggml.Type, n int, raw bool) []byte 
 		for _, off := range append(f.d, f.m...) {
 			binary.LittleEndian.PutUint16(b[o+off:], simdHalf(r))
 		}
-		for _, off := range e8m0Fields[typ] {
+		for _, off := range kerneltest.E8M0Fields[typ] {
 			b[o+off] = byte(119 + r.IntN(8)) // 2^(e-128) in [2^-9, 2^-1]
 		}
 	}

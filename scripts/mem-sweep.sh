@@ -16,6 +16,7 @@
 #   --label TEXT        first column of the report (default: the command's basename)
 #   --keep-going        continue below the first failing ceiling (default: stop after two
 #                       consecutive failures)
+#   --log DIR           keep each run's output as DIR/LABEL-CEILING.log (default: discarded)
 #   --rlimit-as         no cgroup available: fall back to prlimit --as (virtual address space).
 #                       RLIMIT_AS is NOT an RSS limit: a 4 GB mmap needs 4 GB of address space even
 #                       when little of it is resident, so resident/mmap runs fail for the wrong
@@ -47,8 +48,9 @@ cold=""
 label=""
 keep_going=0
 rlimit_as=0
+logdir=""
 
-usage() { sed -n '2,24p' "$0" >&2; exit 2; }
+usage() { sed -n '2,25p' "$0" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -59,6 +61,7 @@ while [ $# -gt 0 ]; do
         --label) label="$2"; shift 2 ;;
         --keep-going) keep_going=1; shift ;;
         --rlimit-as) rlimit_as=1; shift ;;
+        --log) logdir="$2"; shift 2 ;;
         --) shift; break ;;
         -h|--help) usage ;;
         *) echo "mem-sweep: unknown option $1" >&2; usage ;;
@@ -206,6 +209,9 @@ for c in $ceilings; do
         if [ $keep_going = 0 ] && [ $fails -ge 2 ]; then rm -f "$log"; break; fi
     else
         fails=0
+    fi
+    if [ -n "$logdir" ]; then
+        mkdir -p "$logdir" && cp "$log" "$logdir/$label-$c.log"
     fi
     rm -f "$log"
 done

@@ -70,6 +70,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var mf modelFlags
 	mf.threadList = true
 	mf.register(c, "context size in tokens (0 = just what the tests need: max depth + max(-p, -n))")
+	c.defaultText("b", "the largest -p or -d, at most 512")
 	c.group("Tests")
 	var pArg, nArg, dArg, seedStr string
 	var reps int

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Exit statuses, one scheme for every subcommand (documented in the README).
@@ -101,9 +102,30 @@ func (c *cli) float32Var(p *float32, names, arg string, def float32, usage strin
 	c.add((*float32Value)(p), names, arg, usage)
 }
 
+func (c *cli) durationVar(p *time.Duration, names, arg string, def time.Duration, usage string) {
+	*p = def
+	c.add((*durationValue)(p), names, arg, usage)
+}
+
 // listVar collects every occurrence (--stop a --stop b).
 func (c *cli) listVar(p *[]string, names, arg, usage string) {
 	c.add((*listValue)(p), names, arg, usage)
+}
+
+// defaultText replaces the default help shows for the option named name,
+// for a default computed after parsing (bench's -b follows -p).
+func (c *cli) defaultText(name, text string) {
+	for _, g := range c.groups {
+		for _, o := range g.opts {
+			for _, n := range o.names {
+				if strings.TrimPrefix(n, "-") == name {
+					o.def = text
+					return
+				}
+			}
+		}
+	}
+	panic("defaultText: no option " + name) // a programming error, found by any -h test
 }
 
 // isSet reports whether any spelling of the option named name was given.
@@ -271,6 +293,18 @@ func (v *float32Value) Set(s string) error {
 	return nil
 }
 func (v *float32Value) String() string { return strconv.FormatFloat(float64(*v), 'g', -1, 32) }
+
+type durationValue time.Duration
+
+func (v *durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration (such as 10s or 2m)")
+	}
+	*v = durationValue(d)
+	return nil
+}
+func (v *durationValue) String() string { return time.Duration(*v).String() }
 
 type listValue []string
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,88 +25,72 @@ import (
 // stays empty, the precise error goes to stderr (as JSON with --json) and
 // the exit status is 1.
 func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	// Asked-for help goes to stdout with status 0, as for every command.
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "-help" || a == "--help" {
-			fs.SetOutput(stdout)
-			stderr = stdout
-			break
-		}
-	}
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: memvanta inspect [--json] [--full] [--tensors] [--no-sandbox] [--mem-limit SIZE] [--timeout D] FILE")
-		fmt.Fprintln(stderr, "       memvanta inspect [--json] [--full] [--no-sandbox] [--mem-limit SIZE] [--timeout D] [-j N] FILE... | DIR")
-		fmt.Fprintln(stderr, "Several files or a directory (searched recursively) are a batch: each file is inspected in a fresh")
-		fmt.Fprintln(stderr, "sandbox instance, -j at a time, with one line per file (JSON lines with --json) and a summary.")
-		fs.PrintDefaults()
-	}
+	c := newCLI("inspect",
+		"inspect [--json] [--full] [--tensors] [--no-sandbox] [--mem-limit SIZE] [--timeout D] FILE\n"+
+			"       memvanta inspect [--json] [--full] [--no-sandbox] [--mem-limit SIZE] [--timeout D] [-j N] FILE... | DIR",
+		"Summarises a GGUF file from its header and tensor table, parsed inside the wasm sandbox\n"+
+			"(memory and time capped) unless --no-sandbox. Several files or a directory (searched\n"+
+			"recursively) are a batch: each file is inspected in a fresh sandbox instance, -j at a\n"+
+			"time, with one line per file (JSON lines with --json) and a summary.")
 	var o job.InspectOptions
-	fs.BoolVar(&o.JSON, "json", false, "print the documented JSON schema (memvanta.inspect/v1)")
-	fs.BoolVar(&o.Full, "full", false, "JSON: print arrays in full instead of length and head")
-	fs.BoolVar(&o.Tensors, "tensors", false, "text: list every tensor")
-	noSandbox := fs.Bool("no-sandbox", false, "parse natively instead of in the wasm sandbox (trusted files only)")
-	memLimit := fs.String("mem-limit", "256MiB", "sandbox memory `size` cap, e.g. 512MiB")
-	timeout := fs.Duration("timeout", wasmhost.DefaultTimeout, "sandbox wall-time cap (per file)")
-	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "batch: files inspected in parallel")
+	var noSandbox bool
+	var memLimit string
+	var timeout time.Duration
+	var jobs int
+	c.group("Output")
+	c.boolVar(&o.JSON, "json", "print the documented JSON schema (memvanta.inspect/v1)")
+	c.boolVar(&o.Full, "full", "JSON: print arrays in full instead of length and head")
+	c.boolVar(&o.Tensors, "tensors", "text: list every tensor")
+	c.group("Sandbox")
+	c.boolVar(&noSandbox, "no-sandbox", "parse natively instead of in the wasm sandbox (trusted files only)")
+	c.stringVar(&memLimit, "mem-limit", "SIZE", "256MiB", "sandbox memory cap, e.g. 512MiB")
+	c.durationVar(&timeout, "timeout", "D", wasmhost.DefaultTimeout, "sandbox wall-time cap (per file)")
+	c.intVar(&jobs, "j|jobs", "N", runtime.GOMAXPROCS(0), "batch: files inspected in parallel")
 	var files []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
+		if done, status := c.parse(args, stdout, stderr, true); done {
+			return status
 		}
-		if fs.NArg() == 0 {
+		if c.fs.NArg() == 0 {
 			break
 		}
 		// Flags may follow the file name.
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+		files = append(files, c.fs.Arg(0))
+		args = c.fs.Args()[1:]
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "memvanta inspect: want a FILE (or several, or a DIR)")
-		fs.Usage()
-		return 2
+		return c.usageErr(stderr, "want a FILE (or several, or a DIR)")
 	}
-	mem, err := weights.ParseSize(*memLimit)
+	mem, err := weights.ParseSize(memLimit)
 	if err != nil || mem <= 0 || mem > 4<<30 {
-		fmt.Fprintf(stderr, "memvanta inspect: --mem-limit %q: want a size in (0, 4GiB] (wasm32 memory), such as 256MiB\n", *memLimit)
-		return 2
+		return c.usageErr(stderr, "--mem-limit %q: want a size in (0, 4GiB] (wasm32 memory), such as 256MiB", memLimit)
 	}
-	if *timeout <= 0 {
-		fmt.Fprintf(stderr, "memvanta inspect: --timeout %v: must be positive\n", *timeout)
-		return 2
+	if timeout <= 0 {
+		return c.usageErr(stderr, "--timeout %v: must be positive", timeout)
 	}
-	if *jobs < 1 || *jobs > 256 {
-		fmt.Fprintf(stderr, "memvanta inspect: -j %d: must be in [1, 256]\n", *jobs)
-		return 2
+	if jobs < 1 || jobs > 256 {
+		return c.usageErr(stderr, "-j %d: must be in [1, 256]", jobs)
 	}
 	if len(files) > 1 || isDir(files[0]) {
 		if o.Tensors {
-			fmt.Fprintln(stderr, "memvanta inspect: --tensors applies to one FILE, not a batch")
-			return 2
+			return c.usageErr(stderr, "--tensors applies to one FILE, not a batch")
 		}
-		b := batch{json: o.JSON, full: o.Full, native: *noSandbox, mem: mem, timeout: *timeout, jobs: *jobs}
+		b := batch{json: o.JSON, full: o.Full, native: noSandbox, mem: mem, timeout: timeout, jobs: jobs}
 		return b.run(ctx, files, stdout, stderr)
 	}
 	path := files[0]
 	o.Name = filepath.Base(path)
 
-	if *noSandbox {
+	if noSandbox {
 		err = inspectNative(path, o, stdout)
 	} else {
-		err = inspectSandboxed(ctx, path, o, mem, *timeout, stdout)
+		err = inspectSandboxed(ctx, path, o, mem, timeout, stdout)
 	}
 	if err == nil {
-		return 0
+		return exitOK
 	}
 	reportInspectError(stderr, path, o.JSON, err)
-	return 1
+	return exitRuntime
 }
 
 // openRegular opens path for reading and returns its size; anything but a

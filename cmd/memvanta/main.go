@@ -32,7 +32,7 @@ func commands() []command {
 		{"ls", "list pulled models", runLs},
 		{"rm", "delete pulled models", runRm},
 		{"inspect", "summarise a GGUF file (sandboxed by default)", runInspect},
-		{"synth", "write a synthetic Llama GGUF with seeded random weights", runSynth},
+		{"synth", "write a synthetic GGUF (llama, qwen3, qwen3moe, mixtral, ...) with seeded random weights", runSynth},
 		{"version", "print the version, commit, Go version and kernel path", runVersion},
 	}
 }

@@ -21,6 +21,7 @@ import (
 // serveFlags are the server's own options (llama-server's spellings).
 type serveFlags struct {
 	host, apiKey, alias, template string
+	reasoningFormat               string
 	port, slots, queue, chunk     int
 	stepTokens                    int
 	timeout, drain                int
@@ -41,6 +42,7 @@ func (f *serveFlags) register(c *cli) {
 	c.intVar(&f.timeout, "to|timeout", "SECONDS", 600, "per-request deadline")
 	c.intVar(&f.drain, "drain-timeout", "SECONDS", 30, "on SIGTERM/Ctrl-C, how long in-flight requests may take to finish")
 	c.intVar(&f.maxBody, "max-body", "BYTES", 4<<20, "largest request body accepted")
+	c.stringVar(&f.reasoningFormat, "reasoning-format", "FORMAT", "auto", "where a reasoning model's <think> thoughts go: none (left in content), deepseek (message.reasoning_content), auto (deepseek when the chat template writes <think>); requests may override with reasoning_format")
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -78,6 +80,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
+	rf, err := chat.ParseReasoningFormat(f.reasoningFormat)
+	if err != nil {
+		return c.usageErr(stderr, "--reasoning-format: %v", err)
+	}
 	if len(smp.biases) > 0 || sf.ignoreEOS {
 		return c.usageErr(stderr, "--logit-bias and --ignore-eos are per request in serve (logit_bias, ignore_eos fields)")
 	}
@@ -94,7 +100,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defaults := smp.params
 	srv := serve.New(serve.Config{ModelID: id, APIKey: f.apiKey, MaxBody: int64(f.maxBody),
-		Timeout: time.Duration(f.timeout) * time.Second, Defaults: &defaults})
+		Timeout: time.Duration(f.timeout) * time.Second, Defaults: &defaults, ReasoningFormat: rf})
 
 	// Listen before loading, so /health answers 503 while the model loads.
 	ln, err := net.Listen("tcp", net.JoinHostPort(f.host, strconv.Itoa(f.port)))

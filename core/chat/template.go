@@ -126,6 +126,18 @@ type Options struct {
 	// which gpt-oss's template calls for its "Current date"); zero means
 	// the current time.
 	Now time.Time
+	// Vars are further variables as JSON values (a request's
+	// chat_template_kwargs, reasoning_effort); they override Extra and the
+	// variables above but not messages, tools or range.
+	Vars map[string]json.RawMessage
+}
+
+// Reads says whether the template's source names variable name, so a
+// caller can refuse a variable the template cannot use instead of passing
+// it to no effect.
+func (t *Template) Reads(name string) bool {
+	re, err := regexp.Compile(`\b` + regexp.QuoteMeta(name) + `\b`)
+	return err == nil && re.MatchString(t.src)
 }
 
 // Render produces the prompt text for msgs.
@@ -167,6 +179,16 @@ func (t *Template) render(msgs []Message, o Options, objArgs bool) (string, erro
 	}
 	for k, v := range o.Extra {
 		data[k] = jinja.NewBool(v)
+	}
+	for k, raw := range o.Vars {
+		if k == "messages" || k == "tools" || k == "range" {
+			continue
+		}
+		v, err := jsonValue(raw)
+		if err != nil {
+			return "", fmt.Errorf("%w %s: variable %s: %w", ErrTemplate, t.name, k, err)
+		}
+		data[k] = v
 	}
 	list := make([]jinja.Value, 0, len(msgs))
 	for i, m := range msgs {

@@ -264,6 +264,8 @@ type ToolStream struct {
 	held    int             // start of the held call, or -1
 	closed  bool            // Complete found the call's end: later text is ignored
 	closer  bool            // text pushed since the last Complete has a } or ]
+	scanned int             // length of text when Deltas last looked
+	sent    []sentCall      // what Deltas has streamed of each call
 }
 
 // NewToolStream starts a stream for format f.

@@ -161,11 +161,34 @@ func FuzzToolCalls(f *testing.F) {
 		s := NewToolStream(ff)
 		var streamed strings.Builder
 		complete := false
+		var deltas []ToolCallDelta
 		for i := 0; i < len(in); i += size {
 			streamed.WriteString(s.Push(in[i:min(i+size, len(in))]))
+			deltas = append(deltas, s.Deltas()...)
 			complete = s.Complete() || complete
 		}
 		rest, scalls := s.Finish()
+		// Deltas streamed as the calls formed, completed by RestDeltas,
+		// add up to the calls; or RestDeltas says they do not.
+		more, ok := s.RestDeltas(scalls)
+		if ok {
+			var rebuilt []ToolCall
+			for _, d := range append(deltas, more...) {
+				if !utf8.ValidString(d.Arguments) && utf8.ValidString(in) {
+					t.Fatalf("delta %+v is not UTF-8", d)
+				}
+				if d.First {
+					rebuilt = append(rebuilt, ToolCall{ID: d.ID, Name: d.Name})
+				} else {
+					rebuilt[d.Index].Arguments += d.Arguments
+				}
+			}
+			if len(rebuilt) != len(scalls) || len(rebuilt) > 0 && !reflect.DeepEqual(rebuilt, scalls) {
+				t.Fatalf("deltas rebuild %+v, calls %+v (from %q)", rebuilt, scalls, in)
+			}
+		} else if len(deltas) == 0 {
+			t.Fatalf("RestDeltas refused calls %+v though nothing was streamed (from %q)", scalls, in)
+		}
 		got := streamed.String() + rest
 		// A stream that found the end of a single call ignores what
 		// follows it, which the whole-text parse keeps as content.

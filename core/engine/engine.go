@@ -45,6 +45,11 @@ type Stats struct {
 	KVBytes      int64 // allocated cache pages
 	PromptTokens int64 // prompt tokens computed
 	CachedTokens int64 // prompt tokens reused from slot caches
+	// ForkedTokens are cache positions copied from a request's first
+	// choice into its other choices (n > 1) instead of being computed:
+	// the prompt is computed once, but each choice's copy is memory,
+	// counted in KVBytes and KVUsed.
+	ForkedTokens int64
 	GenTokens    int64
 	Steps        int64
 	Finished     map[string]int64 // by finish reason ("stop", "length", "cancelled", "error")
@@ -79,6 +84,8 @@ type job struct {
 	ctx       context.Context
 	h         *Handle
 	submitted time.Time
+	index     int    // the choice this job is (n > 1); 0 for the first
+	members   []*job // the first choice's: the other choices, admitted with it
 }
 
 type slot struct {
@@ -97,6 +104,14 @@ type slot struct {
 	gen     []int32
 	counts  map[int32]int
 	usage   Usage
+
+	// fork is the slot of this request's first choice while this slot,
+	// another choice, waits for its prompt (see SubmitN); nil otherwise.
+	fork *slot
+	// Log-probabilities (Request.LogProbs): the step's raw logits, kept
+	// by pick before the bias and penalties change them, and the result.
+	raw []float32
+	lp  TokenLogProb
 }
 
 // New makes an engine with opt.Slots sequences over st.
@@ -130,27 +145,11 @@ func (e *Engine) SlotCtx() int { return e.slots[0].seq.Cap() }
 // Submit queues a request. The request ends when ctx is cancelled (the
 // slot is freed before the next step); its output is read from the Handle.
 func (e *Engine) Submit(ctx context.Context, r Request) (*Handle, error) {
-	if err := r.Validate(e.st.NVocab()); err != nil {
+	hs, err := e.SubmitN(ctx, r, 1)
+	if err != nil {
 		return nil, err
 	}
-	if len(r.Prompt) >= e.SlotCtx() {
-		return nil, fmt.Errorf("prompt has %d tokens but a slot's context holds %d: %w", len(r.Prompt), e.SlotCtx(), model.ErrContextFull)
-	}
-	j := &job{req: r, ctx: ctx, h: newHandle(ctx), submitted: time.Now()}
-	e.mu.Lock()
-	switch {
-	case e.closed:
-		e.mu.Unlock()
-		return nil, ErrClosed
-	case len(e.queue) >= e.opt.Queue:
-		e.mu.Unlock()
-		return nil, ErrQueueFull
-	}
-	e.queue = append(e.queue, j)
-	e.stats.Waiting = len(e.queue)
-	e.mu.Unlock()
-	e.signal()
-	return j.h, nil
+	return hs[0], nil
 }
 
 func (e *Engine) signal() {
@@ -273,6 +272,9 @@ func (e *Engine) Step(ctx context.Context) bool {
 			e.finish(s, CauseEnded, nil)
 			continue
 		}
+		if s.fork != nil {
+			continue // waits for its first choice's prompt
+		}
 		e.live = append(e.live, s)
 		if len(s.pending) == 0 {
 			decoding++
@@ -337,6 +339,9 @@ func (e *Engine) Step(ctx context.Context) bool {
 		if w.Logits != nil {
 			gen++
 			e.sampling = append(e.sampling, s)
+			if s.j.members != nil && len(s.gen) == 0 {
+				e.forkMembers(s)
+			}
 		}
 	}
 	// Picking a token reads only the slot's own logits and sampler,
@@ -385,20 +390,24 @@ func (e *Engine) admit() {
 				free = append(free, s)
 			}
 		}
-		if len(free) == 0 {
+		// A request for n choices waits for n free slots (first come,
+		// first served: a later request does not overtake it).
+		if len(free) == 0 || len(free) < 1+len(e.queue[0].members) {
 			e.mu.Unlock()
 			return
 		}
 		j := e.queue[0]
 		e.queue = e.queue[1:]
 		e.stats.Waiting = len(e.queue)
-		e.running++
+		e.running += 1 + len(j.members)
 		e.mu.Unlock()
 		if err := j.ctx.Err(); err != nil {
-			j.h.push(Event{Done: true, Err: err})
+			for _, m := range append([]*job{j}, j.members...) {
+				m.h.push(Event{Done: true, Err: err})
+			}
 			e.mu.Lock()
-			e.running--
-			e.stats.Finished["cancelled"]++
+			e.running -= 1 + len(j.members)
+			e.stats.Finished["cancelled"] += int64(1 + len(j.members))
 			e.mu.Unlock()
 			continue
 		}
@@ -409,6 +418,9 @@ func (e *Engine) admit() {
 			}
 		}
 		e.start(best, j, bestN)
+		if len(j.members) > 0 {
+			e.admitMembers(best, j, free)
+		}
 	}
 }
 
@@ -430,6 +442,7 @@ func (e *Engine) start(s *slot, j *job, reuse int) {
 	s.j, s.admitted = j, e.admits
 	s.pending = j.req.Prompt[reuse:]
 	s.next = -1
+	s.fork = nil
 	smp, err := sample.New(j.req.Sample)
 	if err != nil { // validated in Submit
 		e.finish(s, causeError, err)
@@ -482,6 +495,9 @@ func pickAll(slots []*slot) {
 func (s *slot) pick() {
 	r := &s.j.req
 	lg := s.logits
+	if r.LogProbs {
+		s.raw = append(s.raw[:0], lg...)
+	}
 	for t, b := range r.LogitBias {
 		lg[t] += b
 	}
@@ -491,6 +507,10 @@ func (s *slot) pick() {
 		}
 	}
 	s.picked = s.smp.Sample(lg)
+	if r.LogProbs {
+		logZ, top := logSoftmaxTop(s.raw, r.TopLogProbs, nil)
+		s.lp = TokenLogProb{ID: s.picked, LogProb: logProbOf(s.raw[s.picked], logZ), Top: top}
+	}
 }
 
 // emitNext takes the token pick chose, emits its text and ends the request
@@ -513,7 +533,11 @@ func (e *Engine) emitNext(s *slot) {
 	} else {
 		s.held += s.dec.Add(tok)
 	}
-	s.j.h.push(Event{Tokens: []int32{tok}})
+	ev := Event{Tokens: []int32{tok}}
+	if r.LogProbs {
+		ev.LogProbs = []TokenLogProb{s.lp}
+	}
+	s.j.h.push(ev)
 	if e.emitHeld(s) {
 		e.finish(s, CauseStopString, nil)
 		return
@@ -619,6 +643,9 @@ func (e *Engine) finish(s *slot, cause string, err error) {
 	if s.j == nil {
 		return
 	}
+	if s.j.members != nil && s.j.index == 0 {
+		e.endMembers(s, cause, err)
+	}
 	if cause != CauseStopString {
 		e.flush(s)
 	}
@@ -630,6 +657,7 @@ func (e *Engine) finish(s *slot, cause string, err error) {
 	}
 	s.j.h.push(ev)
 	s.j = nil
+	s.fork = nil
 	s.pending = nil
 	s.smp = nil
 	s.dec = nil

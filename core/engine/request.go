@@ -17,6 +17,8 @@ var (
 	ErrQueueFull = errors.New("engine: queue is full")
 	ErrClosed    = errors.New("engine: shutting down")
 	ErrDrained   = errors.New("engine: stopped by shutdown before finishing")
+	// ErrTooManyChoices: SubmitN asked for more choices than there are slots.
+	ErrTooManyChoices = errors.New("engine: more choices than slots")
 )
 
 // MaxStops bounds the stop strings of one request (OpenAI allows 4).
@@ -40,6 +42,12 @@ type Request struct {
 	// otherwise dropped from text): the markers a tool-call parser reads,
 	// such as Mistral's [TOOL_CALLS] (llama.cpp's preserved_tokens).
 	Keep []int32
+	// LogProbs asks for each generated token's log-probability
+	// (Event.LogProbs) and, with TopLogProbs > 0 (at most
+	// MaxTopLogProbs), the most likely tokens of its step (see
+	// TokenLogProb for which distribution).
+	LogProbs    bool
+	TopLogProbs int
 }
 
 // Validate checks the request against a vocabulary of nVocab tokens.
@@ -54,6 +62,12 @@ func (r *Request) Validate(nVocab int) error {
 	}
 	if err := r.Sample.Validate(); err != nil {
 		return err
+	}
+	if r.TopLogProbs < 0 || r.TopLogProbs > MaxTopLogProbs {
+		return fmt.Errorf("top_logprobs %d: must be in [0, %d]", r.TopLogProbs, MaxTopLogProbs)
+	}
+	if r.TopLogProbs > 0 && !r.LogProbs {
+		return errors.New("top_logprobs needs logprobs")
 	}
 	if len(r.Stop) > MaxStops {
 		return fmt.Errorf("%d stop strings, at most %d", len(r.Stop), MaxStops)
@@ -95,11 +109,14 @@ type Usage struct {
 type Event struct {
 	Text   string
 	Tokens []int32 // generated token ids this event covers (text may lag them)
-	Done   bool
-	Finish string // "stop" or "length" when Done and Err is nil
-	Cause  string // when Done and Err is nil, what ended it, finer than Finish: a Cause* constant
-	Err    error  // when Done: cancellation, shutdown or a model failure
-	Usage  Usage  // when Done
+	// LogProbs are the Tokens' log-probabilities, one each, when the
+	// request asked (Request.LogProbs).
+	LogProbs []TokenLogProb
+	Done     bool
+	Finish   string // "stop" or "length" when Done and Err is nil
+	Cause    string // when Done and Err is nil, what ended it, finer than Finish: a Cause* constant
+	Err      error  // when Done: cancellation, shutdown or a model failure
+	Usage    Usage  // when Done
 }
 
 // Handle is a submitted request's output stream. Events accumulate without
@@ -138,6 +155,7 @@ func (h *Handle) push(e Event) {
 	if n := len(h.events); n > 0 && !e.Done && !h.events[n-1].Done {
 		h.events[n-1].Text += e.Text
 		h.events[n-1].Tokens = append(h.events[n-1].Tokens, e.Tokens...)
+		h.events[n-1].LogProbs = append(h.events[n-1].LogProbs, e.LogProbs...)
 	} else {
 		h.events = append(h.events, e)
 	}
@@ -181,10 +199,11 @@ func (h *Handle) TryNext() (Event, bool) {
 }
 
 // Collect reads events until Done and returns the whole text and the final
-// event, whose Tokens are all the generated ids.
+// event, whose Tokens (and LogProbs) are all the generated ids'.
 func (h *Handle) Collect(ctx context.Context) (string, Event, error) {
 	var text []byte
 	var toks []int32
+	var lps []TokenLogProb
 	for {
 		e, err := h.Next(ctx)
 		if err != nil {
@@ -192,8 +211,10 @@ func (h *Handle) Collect(ctx context.Context) (string, Event, error) {
 		}
 		text = append(text, e.Text...)
 		toks = append(toks, e.Tokens...)
+		lps = append(lps, e.LogProbs...)
 		if e.Done {
 			e.Tokens = toks
+			e.LogProbs = lps
 			return string(text), e, nil
 		}
 	}

@@ -96,18 +96,18 @@ func (k API) RandWeights(r *rand.Rand, t ggml.Type, n int) []byte {
 			}
 			binary.LittleEndian.PutUint16(w[b+off:], k.F32ToF16(v))
 		}
-		for _, off := range e8m0Fields[t] {
+		for _, off := range E8M0Fields[t] {
 			w[b+off] = byte(116 + r.IntN(9)) // 2^(e-128) in [2^-12, 2^-4]
 		}
 	}
 	return w
 }
 
-// e8m0Fields lists, per block type, the offsets of E8M0 exponent bytes
+// E8M0Fields lists, per block type, the offsets of E8M0 exponent bytes
 // (2^(e-128) scales), which random rows set to realistic exponents as they
 // set fp16 scales: a random byte would reach 2^127 and turn the dots into
 // Inf.
-var e8m0Fields = map[ggml.Type][]int{
+var E8M0Fields = map[ggml.Type][]int{
 	ggml.MXFP4: {0},
 }
 

@@ -67,7 +67,8 @@ type samplingFields struct {
 
 type completionRequest struct {
 	samplingFields
-	Prompt json.RawMessage `json:"prompt"`
+	Prompt   json.RawMessage `json:"prompt"`
+	LogProbs *int            `json:"logprobs"` // legacy: the number of alternatives, 0 = the chosen token's only
 }
 
 type chatRequest struct {
@@ -75,6 +76,14 @@ type chatRequest struct {
 	Messages   json.RawMessage `json:"messages"`
 	Tools      json.RawMessage `json:"tools"`
 	ToolChoice json.RawMessage `json:"tool_choice"`
+
+	LogProbs    *bool `json:"logprobs"`
+	TopLogProbs *int  `json:"top_logprobs"`
+
+	ReasoningFormat    *string                    `json:"reasoning_format"`
+	ReasoningEffort    json.RawMessage            `json:"reasoning_effort"`
+	EnableThinking     json.RawMessage            `json:"enable_thinking"`
+	ChatTemplateKwargs map[string]json.RawMessage `json:"chat_template_kwargs"`
 }
 
 // decodeBody reads a JSON object into dst, mapping a too-large body and

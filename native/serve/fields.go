@@ -79,7 +79,7 @@ var samplingRules = map[string]fieldRule{
 	"logit_bias":            honoured,
 	"stream":                honoured,
 	"stream_options":        honoured,
-	"n":                     honoured, // buildRequest refuses n != 1
+	"n":                     honoured, // choices sharing the prompt's prefill; buildRequest and SubmitN bound it (<= MaxChoices, <= slots)
 	"ignore_eos":            honoured,
 
 	// No effect by design: bookkeeping for a hosted service.
@@ -103,11 +103,15 @@ var chatRules = merged(samplingRules, map[string]fieldRule{
 
 	"response_format": onlyValues("response_format",
 		"replies are not constrained by a grammar, so JSON output cannot be guaranteed", `{"type":"text"}`),
-	"logprobs":               onlyValues("logprobs", "token log-probabilities are not reported", `false`),
-	"top_logprobs":           onlyValues("top_logprobs", "token log-probabilities are not reported", `0`),
-	"parallel_tool_calls":    onlyValues("parallel_tool_calls", "the number of tool calls in a reply is not constrained", `true`),
-	"reasoning_effort":       refuse("reasoning_effort", "the chat template is rendered without reasoning options"),
-	"chat_template_kwargs":   refuse("chat_template_kwargs", "the chat template is rendered without extra arguments"),
+	"logprobs":            honoured, // the raw model distribution, as llama-server (see engine.TokenLogProb)
+	"top_logprobs":        honoured, // [0, 20], only with logprobs
+	"parallel_tool_calls": onlyValues("parallel_tool_calls", "the number of tool calls in a reply is not constrained", `true`),
+	// Template variables: passed to the chat template; a name the template
+	// never reads is refused (templateVars), since it could change nothing.
+	"reasoning_effort":       honoured,
+	"chat_template_kwargs":   honoured,
+	"enable_thinking":        honoured,
+	"reasoning_format":       honoured, // llama-server's: none | deepseek | auto
 	"functions":              refuse("functions", "the deprecated functions API is not served; use tools"),
 	"function_call":          refuse("function_call", "the deprecated functions API is not served; use tool_choice"),
 	"modalities":             onlyValues("modalities", "only text is generated", `["text"]`),
@@ -118,14 +122,13 @@ var chatRules = merged(samplingRules, map[string]fieldRule{
 	"verbosity":              refuse("verbosity", "the reply length is not steered by a verbosity setting"),
 	"grammar":                refuse("grammar", "grammar-constrained decoding is not implemented"),
 	"json_schema":            refuse("json_schema", "grammar-constrained decoding is not implemented"),
-	"enable_thinking":        refuse("enable_thinking", "the chat template is rendered without reasoning options"),
 	"continue_final_message": refuse("continue_final_message", "the template always opens a new assistant turn"),
 })
 
 // completionRules are the fields of POST /v1/completions.
 var completionRules = merged(samplingRules, map[string]fieldRule{
 	"prompt":      honoured,
-	"logprobs":    onlyValues("logprobs", "token log-probabilities are not reported", `0`),
+	"logprobs":    honoured, // legacy: the number of alternatives per token, [0, 20]
 	"echo":        onlyValues("echo", "the prompt is not echoed", `false`),
 	"best_of":     onlyValues("best_of", "one completion is generated per request", `1`),
 	"suffix":      refuse("suffix", "insertion (fill-in-the-middle) is not supported"),

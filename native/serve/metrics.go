@@ -68,6 +68,7 @@ func newMetrics(s *Server) *metrics {
 	gauge("memvanta:slots", "Configured slots (-np).", func(b *Backend) float64 { return float64(b.Engine.Stats().Slots) })
 	counter("memvanta:prompt_tokens_total", "Prompt tokens computed.", func(b *Backend) float64 { return float64(b.Engine.Stats().PromptTokens) })
 	counter("memvanta:prompt_tokens_cached_total", "Prompt tokens reused from a slot's cache instead of computed.", func(b *Backend) float64 { return float64(b.Engine.Stats().CachedTokens) })
+	counter("memvanta:kv_positions_forked_total", "KV-cache positions copied from a request's first choice into its other choices (n > 1) instead of computed.", func(b *Backend) float64 { return float64(b.Engine.Stats().ForkedTokens) })
 	counter("memvanta:generation_tokens_total", "Tokens generated.", func(b *Backend) float64 { return float64(b.Engine.Stats().GenTokens) })
 	counter("memvanta:engine_steps_total", "Scheduler steps run.", func(b *Backend) float64 { return float64(b.Engine.Stats().Steps) })
 	for _, reason := range []string{"stop", "length", "cancelled", "error"} {

@@ -31,6 +31,10 @@ type Config struct {
 	// seed excepted: a request without one gets a random seed). nil means
 	// OpenAI's: temperature 1, top_p 1, no top-k, min-p or repeat penalty.
 	Defaults *sample.Params
+	// ReasoningFormat is the default of the reasoning_format request
+	// field (--reasoning-format): whether thoughts go to
+	// reasoning_content. The zero value is llama-server's default, auto.
+	ReasoningFormat chat.ReasoningFormat
 }
 
 // Backend is what the server needs once the model is loaded.
@@ -147,8 +151,8 @@ func (s *Server) buildRequest(f *samplingFields, defMax int, b *Backend) (engine
 	if f.Model != nil && *f.Model != "" && *f.Model != s.cfg.ModelID {
 		return r, &apiError{status: 400, Message: fmt.Sprintf("model %q is not served here (have %q)", *f.Model, s.cfg.ModelID), Type: "invalid_request_error", Code: "model_not_found", Param: strp("model")}
 	}
-	if f.N != nil && *f.N != 1 {
-		return r, invalid("n", "n must be 1")
+	if f.N != nil && (*f.N < 1 || *f.N > engine.MaxChoices) {
+		return r, invalid("n", "n must be in [1, %d], got %d", engine.MaxChoices, *f.N)
 	}
 	r.MaxTokens = defMax
 	for _, mt := range []struct {
@@ -258,7 +262,14 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, b *Backend)
 		return
 	}
 	er.Prompt = prompt
-	s.generate(w, r, b, er, &req.samplingFields, false, chat.ToolNone)
+	if req.LogProbs != nil && *req.LogProbs > 0 {
+		if *req.LogProbs > engine.MaxTopLogProbs {
+			s.reject(w, invalid("logprobs", "logprobs must be in [0, %d], got %d", engine.MaxTopLogProbs, *req.LogProbs))
+			return
+		}
+		er.LogProbs, er.TopLogProbs = true, *req.LogProbs
+	}
+	s.generate(w, r, b, er, &req.samplingFields, outputSpec{n: choicesOf(&req.samplingFields), logprobs: er.LogProbs})
 }
 
 // parsePrompt accepts a string, a one-element array of strings, or an array
@@ -296,16 +307,37 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Back
 		s.reject(w, e)
 		return
 	}
+	var err error
 	er, e := s.buildRequest(&req.samplingFields, 0, b)
 	if e != nil {
 		s.reject(w, e)
 		return
 	}
-	text, e := s.render(b, req.Messages, req.Tools)
+	vars, e := templateVars(b.Template, &req)
 	if e != nil {
 		s.reject(w, e)
 		return
 	}
+	text, e := s.render(b, req.Messages, req.Tools, vars)
+	if e != nil {
+		s.reject(w, e)
+		return
+	}
+	spec := outputSpec{chat: true, n: choicesOf(&req.samplingFields)}
+	if spec.logprobs, er.TopLogProbs, e = chatLogProbs(&req); e != nil {
+		s.reject(w, e)
+		return
+	}
+	er.LogProbs = spec.logprobs
+	rf := s.cfg.ReasoningFormat
+	if req.ReasoningFormat != nil {
+		if rf, err = chat.ParseReasoningFormat(*req.ReasoningFormat); err != nil {
+			s.reject(w, invalid("reasoning_format", "reasoning_format: %v", err))
+			return
+		}
+	}
+	spec.reasoning = rf.Splits(b.Template)
+	spec.forcedOpen = spec.reasoning && chat.ThinkingForcedOpen(text)
 	ids, err := encodePrompt(b.Tokenizer, text, true)
 	if err != nil {
 		s.reject(w, invalid("messages", "%v", err))
@@ -317,11 +349,16 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Back
 		s.reject(w, e)
 		return
 	}
-	er.Keep = MarkerTokens(b.Tokenizer, format.Markers())
-	s.generate(w, r, b, er, &req.samplingFields, true, format)
+	markers := format.Markers()
+	if spec.reasoning {
+		markers = append(markers, chat.ThinkOpen, chat.ThinkClose)
+	}
+	er.Keep = MarkerTokens(b.Tokenizer, markers)
+	spec.tools = format
+	s.generate(w, r, b, er, &req.samplingFields, spec)
 }
 
-func (s *Server) render(b *Backend, msgsRaw, tools json.RawMessage) (string, *apiError) {
+func (s *Server) render(b *Backend, msgsRaw, tools json.RawMessage, vars map[string]json.RawMessage) (string, *apiError) {
 	if len(msgsRaw) == 0 {
 		return "", invalid("messages", "messages is required")
 	}
@@ -336,7 +373,7 @@ func (s *Server) render(b *Backend, msgsRaw, tools json.RawMessage) (string, *ap
 		tools = nil
 	}
 	text, err := b.Template.Render(msgs, chat.Options{AddGenerationPrompt: true,
-		BOS: b.Tokenizer.TokenText(b.Tokenizer.BOS()), EOS: b.Tokenizer.TokenText(b.Tokenizer.EOS()), Tools: tools})
+		BOS: b.Tokenizer.TokenText(b.Tokenizer.BOS()), EOS: b.Tokenizer.TokenText(b.Tokenizer.EOS()), Tools: tools, Vars: vars})
 	if err != nil {
 		return "", invalid("messages", "%v", err)
 	}
@@ -367,155 +404,6 @@ func usageOf(u engine.Usage) *usageJSON {
 	j := &usageJSON{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.PromptTokens + u.CompletionTokens}
 	j.PromptTokensDetails.CachedTokens = u.CachedTokens
 	return j
-}
-
-// generate submits er and writes the response in either format. With a
-// tool format, text from a call's opening on is held back and returned as
-// tool_calls when it parses (as content when it does not), and generation
-// ends at the close of a call the format allows nothing after.
-func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er engine.Request, f *samplingFields, isChat bool, tf chat.ToolFormat) {
-	s.wg.Add(1)
-	defer s.wg.Done()
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
-	defer cancel()
-	start := time.Now()
-	h, err := b.Engine.Submit(ctx, er)
-	switch {
-	case errors.Is(err, engine.ErrQueueFull):
-		w.Header().Set("Retry-After", "1")
-		s.reject(w, &apiError{status: http.StatusTooManyRequests, Message: "all slots are busy and the queue is full; retry later", Type: "rate_limit_error", Code: "queue_full"})
-		return
-	case errors.Is(err, engine.ErrClosed):
-		s.reject(w, &apiError{status: http.StatusServiceUnavailable, Message: "server is shutting down", Type: "unavailable_error", Code: 503})
-		return
-	case err != nil:
-		s.reject(w, invalid("", "%v", err))
-		return
-	}
-	var ts *chat.ToolStream
-	if tf != chat.ToolNone {
-		ts = chat.NewToolStream(tf)
-	}
-	ended := false // generation was ended at the close of a tool call
-	// next returns the next event with the content it carries (tool-call
-	// text held back), or the error that ended the request.
-	next := func() (engine.Event, string, error) {
-		ev, err := h.Next(ctx)
-		if err == nil && ev.Done && ev.Err != nil {
-			err = ev.Err
-		}
-		if err != nil || ended {
-			return ev, "", err
-		}
-		if ts == nil {
-			return ev, ev.Text, nil
-		}
-		text := ts.Push(ev.Text)
-		if !ev.Done && ts.Complete() {
-			ended = true
-			h.End()
-		}
-		return ev, text, nil
-	}
-	// finish is the rest of the content, the calls and the finish reason.
-	finish := func(ev engine.Event) (string, []chat.ToolCall, string) {
-		if ts == nil {
-			return "", nil, ev.Finish
-		}
-		rest, calls := ts.Finish()
-		if len(calls) > 0 {
-			return rest, calls, "tool_calls"
-		}
-		return rest, nil, ev.Finish
-	}
-	id, created := newID("cmpl-"), time.Now().Unix()
-	object := "text_completion"
-	if isChat {
-		id, object = newID("chatcmpl-"), "chat.completion"
-	}
-	if !f.Stream {
-		var text strings.Builder
-		var ev engine.Event
-		for {
-			var t string
-			ev, t, err = next()
-			if err != nil {
-				s.observe(ev, start)
-				writeError(w, genError(err))
-				return
-			}
-			text.WriteString(t)
-			if ev.Done {
-				break
-			}
-		}
-		s.observe(ev, start)
-		rest, calls, reason := finish(ev)
-		text.WriteString(rest)
-		choice := map[string]any{"index": 0, "finish_reason": reason, "logprobs": nil}
-		if isChat {
-			msg := map[string]any{"role": "assistant", "content": text.String()}
-			if len(calls) > 0 {
-				if text.Len() == 0 {
-					msg["content"] = nil
-				}
-				msg["tool_calls"] = toolCallsJSON(calls)
-			}
-			choice["message"] = msg
-		} else {
-			choice["text"] = text.String()
-		}
-		writeJSON(w, 200, map[string]any{"id": id, "object": object, "created": created, "model": s.cfg.ModelID,
-			"choices": []any{choice}, "usage": usageOf(ev.Usage)})
-		return
-	}
-	sse := newSSE(w)
-	chunkObj := object
-	if isChat {
-		chunkObj = "chat.completion.chunk"
-	}
-	chunk := func(delta map[string]any, text string, finish any) map[string]any {
-		c := map[string]any{"index": 0, "finish_reason": finish, "logprobs": nil}
-		if isChat {
-			c["delta"] = delta
-		} else {
-			c["text"] = text
-		}
-		return map[string]any{"id": id, "object": chunkObj, "created": created, "model": s.cfg.ModelID, "choices": []any{c}}
-	}
-	if isChat {
-		sse.send(chunk(map[string]any{"role": "assistant", "content": ""}, "", nil))
-	}
-	for {
-		ev, text, err := next()
-		if err != nil {
-			s.observe(ev, start)
-			// Never end a stream as if it were complete: say why it stopped.
-			ae := genError(err)
-			sse.send(map[string]any{"error": ae})
-			return
-		}
-		if text != "" {
-			sse.send(chunk(map[string]any{"content": text}, text, nil))
-		}
-		if ev.Done {
-			s.observe(ev, start)
-			rest, calls, reason := finish(ev)
-			if rest != "" {
-				sse.send(chunk(map[string]any{"content": rest}, rest, nil))
-			}
-			for _, d := range toolCallDeltas(calls) {
-				sse.send(chunk(d, "", nil))
-			}
-			sse.send(chunk(map[string]any{}, "", reason))
-			if f.StreamOptions != nil && f.StreamOptions.IncludeUsage {
-				sse.send(map[string]any{"id": id, "object": chunkObj, "created": created, "model": s.cfg.ModelID,
-					"choices": []any{}, "usage": usageOf(ev.Usage)})
-			}
-			sse.done()
-			return
-		}
-	}
 }
 
 func genError(err error) *apiError {

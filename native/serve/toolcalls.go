@@ -94,16 +94,3 @@ func toolCallsJSON(calls []chat.ToolCall) []toolCallJSON {
 	}
 	return out
 }
-
-// toolCallDeltas are the streamed deltas of the calls, as OpenAI sends them:
-// per call, one delta with index, id, type, name and empty arguments, then
-// one with the arguments.
-func toolCallDeltas(calls []chat.ToolCall) []map[string]any {
-	var out []map[string]any
-	for i, c := range calls {
-		out = append(out,
-			map[string]any{"tool_calls": []toolCallJSON{{Index: &i, ID: callID(c), Type: "function", Function: toolCallFunction{Name: c.Name}}}},
-			map[string]any{"tool_calls": []toolCallJSON{{Index: &i, Function: toolCallFunction{Arguments: c.Arguments}}}})
-	}
-	return out
-}

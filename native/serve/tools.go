@@ -70,7 +70,7 @@ func (s *Server) applyTemplate(w http.ResponseWriter, r *http.Request, b *Backen
 		s.reject(w, e)
 		return
 	}
-	text, e := s.render(b, req.Messages, req.Tools)
+	text, e := s.render(b, req.Messages, req.Tools, nil)
 	if e != nil {
 		s.reject(w, e)
 		return
