@@ -20,6 +20,19 @@ const version = JSON.parse(readFileSync(join(dirname(jinjaPath), "..", "package.
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "core", "chat", "testdata");
 const cases = JSON.parse(readFileSync(join(dir, "cases.json"), "utf8"));
+// strftime_now (gpt-oss's template prints the current date with it) is
+// built into the engine and formats new Date(): the goldens fix that time
+// to cases.now, in UTC, so they do not depend on the day they were made.
+process.env.TZ = "UTC";
+const RealDate = Date;
+globalThis.Date = class extends RealDate {
+  constructor(...a) {
+    super(...(a.length ? a : [cases.now]));
+  }
+  static now() {
+    return new RealDate(cases.now).getTime();
+  }
+};
 const out = [];
 for (const [tname, t] of Object.entries(cases.templates)) {
   const src = readFileSync(join(dir, t.file), "utf8");

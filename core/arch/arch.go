@@ -62,6 +62,10 @@ type Graph struct {
 	ScaleQ bool
 	// GeGLU gates the feed-forward with gelu (tanh form) instead of silu.
 	GeGLU bool
+	// SwiGLUOAI is gpt-oss's clamped expert activation (llama.cpp's
+	// LLM_FFN_SWIGLU_OAI_MOE): x = min(gate, 7), y = clamp(up, -7, 7),
+	// x·sigmoid(1.702·x)·(y + 1).
+	SwiGLUOAI bool
 }
 
 // Dim is a tensor dimension in terms of the hyperparameters.
@@ -80,6 +84,7 @@ const (
 	Expert                 // n_expert (experts of a MoE layer)
 	FFExp                  // n_ff_exp (one expert's feed-forward length)
 	FFShexp                // n_ff_shexp (the shared expert's feed-forward length)
+	Heads                  // n_head (one attention sink per query head)
 )
 
 func (d Dim) size(c *Config) int {
@@ -108,6 +113,8 @@ func (d Dim) size(c *Config) int {
 		return c.NFFExp
 	case FFShexp:
 		return c.NFFShexp
+	case Heads:
+		return c.NHead
 	}
 	panic(fmt.Sprintf("arch: unknown dim %d", d))
 }
@@ -139,6 +146,8 @@ const (
 	RopeFactors          // rope_factors_long/short.weight (LongRoPE)
 	MoE                  // ffn_gate_inp router and ffn_{gate,up,down}_exps experts instead of ffn_gate/up/down
 	SharedExpert         // ffn_{gate,up,down}_shexp with its sigmoid gate ffn_gate_inp_shexp (qwen2moe)
+	AttnSinks            // attn_sinks.weight: one extra softmax logit per query head (gpt-oss)
+	ExpertBias           // ffn_gate_inp.bias and ffn_{gate,up,down}_exps.bias (gpt-oss)
 )
 
 // Slot is a layer tensor's role in the shared blocks: core/model finds a
@@ -174,7 +183,12 @@ const (
 	SlotGateSh
 	SlotUpSh
 	SlotDownSh
-	NSlots // length of per-slot arrays
+	SlotSinks     // attention sinks, one per query head
+	SlotGateInpB  // router bias
+	SlotGateExpsB // 2-D expert biases: row e is expert e's
+	SlotUpExpsB   //
+	SlotDownExpsB //
+	NSlots        // length of per-slot arrays
 )
 
 // Names of the global tensors, which core/model reads by name.
@@ -298,6 +312,15 @@ var (
 	gateSh    = Tensor{Name: "ffn_gate_shexp.weight", Slot: SlotGateSh, Dims: []Dim{Embd, FFShexp}, Kind: Matrix, Feature: SharedExpert}
 	upSh      = Tensor{Name: "ffn_up_shexp.weight", Slot: SlotUpSh, Dims: []Dim{Embd, FFShexp}, Kind: Matrix, Feature: SharedExpert}
 	downSh    = Tensor{Name: "ffn_down_shexp.weight", Slot: SlotDownSh, Dims: []Dim{FFShexp, Embd}, Kind: Matrix, Feature: SharedExpert}
+
+	// gpt-oss: per-head attention sinks (F32: they join the softmax as
+	// logits), the router's bias and each expert's biases, row e of a 2-D
+	// bias being expert e's (llama.cpp's ggml_add_id).
+	attnSinks = Tensor{Name: "attn_sinks.weight", Slot: SlotSinks, Dims: []Dim{Heads}, Kind: F32, Feature: AttnSinks}
+	gateInpB  = Tensor{Name: "ffn_gate_inp.bias", Slot: SlotGateInpB, Dims: []Dim{Expert}, Kind: Vector, Feature: ExpertBias}
+	gateExpsB = Tensor{Name: "ffn_gate_exps.bias", Slot: SlotGateExpsB, Dims: []Dim{FFExp, Expert}, Kind: Vector, Feature: ExpertBias}
+	upExpsB   = Tensor{Name: "ffn_up_exps.bias", Slot: SlotUpExpsB, Dims: []Dim{FFExp, Expert}, Kind: Vector, Feature: ExpertBias}
+	downExpsB = Tensor{Name: "ffn_down_exps.bias", Slot: SlotDownExpsB, Dims: []Dim{Embd, Expert}, Kind: Vector, Feature: ExpertBias}
 )
 
 // ExpertSlots are the 3-D expert tensors' slots in the order core/model's
@@ -333,6 +356,7 @@ func (s *Spec) Offers(f Feature) bool {
 // them), as Load does for a file.
 func (s *Spec) Defaults(c *Config) {
 	c.RopeStyle, c.EmbedScale, c.ScaleQ, c.GeGLU = s.Graph.Rope, s.Graph.EmbedScale, s.Graph.ScaleQ, s.Graph.GeGLU
+	c.SwiGLUOAI = s.Graph.SwiGLUOAI
 	if !s.Offers(Output) {
 		c.TiedOutput = true
 	}

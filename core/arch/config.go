@@ -48,6 +48,7 @@ type Config struct {
 	EmbedScale bool // token embeddings × sqrt(n_embd)
 	ScaleQ     bool // q × AttnScale after RoPE, scores unscaled
 	GeGLU      bool // gelu-gated feed-forward
+	SwiGLUOAI  bool // gpt-oss's clamped SwiGLU in the experts
 
 	// Metadata-driven options.
 	AttnScale      float32 // with ScaleQ: the q scale; 0 = 1/sqrt(head_dim)
@@ -58,7 +59,12 @@ type Config struct {
 	RopeBaseSWA    float32 // RoPE base of sliding layers (used only when SlidingWindow > 0)
 	RopeScaleSWA   float32 // RoPE freq scale of sliding layers
 	RopeAttnFactor float32 // rope.scaling.attn_factor: cos/sin multiplier (LongRoPE); 0 = 1
-	RopeOrigCtx    int     // rope.scaling.original_context_length; LongRoPE uses the long factors beyond it; 0 = NCtxTrain
+	RopeOrigCtx    int     // rope.scaling.original_context_length; LongRoPE uses the long factors beyond it, YaRN's correction dims derive from it; 0 = NCtxTrain
+	// RopeYaRN: rope.scaling.type yarn. RoPE blends interpolated and
+	// extrapolated angles per frequency pair (ext_factor 1, beta_fast 32,
+	// beta_slow 1 as llama.cpp's defaults) and scales cos/sin by YaRN's
+	// magnitude correction (core/model's rope.go computes both as ggml).
+	RopeYaRN bool
 
 	// Mixture of experts (every layer's feed-forward when MoE is on).
 	MoE          bool    // ffn_gate_inp + ffn_{gate,up,down}_exps replace ffn_gate/up/down
@@ -70,6 +76,10 @@ type Config struct {
 	ExpertGating Gating  // router probabilities from the logits
 	ExpertNorm   bool    // the top-k weights are divided by their sum
 	ExpertScale  float32 // the weights are multiplied by it; 0 = 1
+
+	// gpt-oss.
+	AttnSinks  bool // attn_sinks.weight: per-head logit added to the attention softmax's denominator
+	ExpertBias bool // router bias and per-expert gate/up/down biases
 }
 
 // Gating is how a MoE router turns its logits into expert probabilities
@@ -128,6 +138,10 @@ func (c *Config) flag(f Feature) *bool {
 		return &c.MoE
 	case SharedExpert:
 		return &c.SharedExpert
+	case AttnSinks:
+		return &c.AttnSinks
+	case ExpertBias:
+		return &c.ExpertBias
 	}
 	panic(fmt.Sprintf("arch: feature %d has no flag", f))
 }
@@ -292,9 +306,11 @@ func (c *Config) readCommon(r Reader) error {
 }
 
 // readRopeScaling applies llama.cpp's rules: linear scaling divides positions
-// by the factor (freq_scale = 1/factor); yarn and longrope need extra
-// machinery this build does not have (LongRoPE's factor tensors are read
-// without a scaling type, as llama.cpp's phi3 files have none).
+// by the factor (freq_scale = 1/factor); yarn does too and adds YaRN's
+// per-pair blend and magnitude correction (RopeYaRN); longrope and the
+// others need machinery this build does not have (LongRoPE's factor
+// tensors are read without a scaling type, as llama.cpp's phi3 files have
+// none).
 func (c *Config) readRopeScaling(r Reader) error {
 	c.RopeFreqScale = 1
 	typ := "linear"
@@ -305,28 +321,42 @@ func (c *Config) readRopeScaling(r Reader) error {
 		}
 		typ = s
 	}
-	factor := float32(0)
+	factor, key := float32(0), ""
 	for _, k := range []string{"rope.scaling.factor", "rope.scale_linear"} {
 		if r.Has(k) {
 			v, err := r.f.Float32(r.Key(k))
 			if err != nil {
 				return fmt.Errorf("model: %s: %w", r.Key(k), err)
 			}
-			factor = v
+			factor, key = v, r.Key(k)
 			break
 		}
+	}
+	// scale sets freq_scale = 1/factor (llama.cpp: a factor of 0 or an
+	// absent one means 1).
+	scale := func() error {
+		if factor == 0 || factor == 1 {
+			return nil
+		}
+		if !(factor > 0) || math.IsInf(float64(factor), 0) {
+			return fmt.Errorf("model: %s = %v: the rope scaling factor must be > 0 and finite", key, factor)
+		}
+		c.RopeFreqScale = 1 / factor
+		return nil
 	}
 	switch typ {
 	case "none", "":
 		return nil
 	case "linear":
-		if factor != 0 && factor != 1 {
-			if !(factor > 0) || math.IsInf(float64(factor), 0) {
-				return fmt.Errorf("model: rope scaling factor %v: must be > 0", factor)
-			}
-			c.RopeFreqScale = 1 / factor
+		return scale()
+	case "yarn":
+		c.RopeYaRN = true
+		if key != "" && factor == 0 {
+			// llama.cpp reads 0 as "no scaling"; a yarn file that says
+			// so explicitly is malformed rather than unscaled.
+			return fmt.Errorf("model: %s = 0 with rope.scaling.type yarn: the factor must be > 0", key)
 		}
-		return nil
+		return scale()
 	default:
 		if factor == 0 || factor == 1 {
 			return nil // declared but inactive

@@ -33,9 +33,14 @@
 // # Safety
 //
 // A template comes from the model file, which may be untrusted. Compile caps
-// the source size and rejects macros that call themselves (directly or
+// the source size and never runs a macro that calls itself (directly or
 // through other macros: the engine has no depth limit and a Go stack overflow
-// cannot be recovered). Render converts any engine panic into an error,
+// cannot be recovered) as written: such macros are unrolled into 16 levels
+// of copies, the last one raising an error, with a per-render budget of
+// macro calls (recursion.go), so gpt-oss's harmony template, which renders
+// nested JSON-schema types recursively, works and a hostile one stops.
+// strftime_now (llama.cpp's helper; harmony prints the date) formats
+// Options.Now. Render converts any engine panic into an error,
 // replaces range() with one that has a per-render element budget, bounds the
 // output size, and gives up after a deadline. The engine has no step
 // counter or allocation cap, so a template that loops for long over its own

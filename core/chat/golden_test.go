@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/tokenizer"
@@ -22,6 +23,9 @@ type casesFile struct {
 		Messages json.RawMessage `json:"messages"`
 		Tools    json.RawMessage `json:"tools"`
 	}
+	// Now is the time strftime_now formats in every case (gpt-oss's
+	// template prints the date).
+	Now time.Time `json:"now"`
 }
 
 type goldenCase struct {
@@ -63,14 +67,15 @@ var divergent = map[[2]string]bool{
 	{"chatml", "content_parts"}: true, {"qwen2.5", "content_parts"}: true, {"llama3", "content_parts"}: true,
 	{"gemma", "content_parts"}: true, {"mistral", "content_parts"}: true, {"phi-3", "content_parts"}: true, {"features", "content_parts"}: true,
 	{"chatml", "tools"}: true, {"llama3", "tools"}: true, {"phi-3", "tools"}: true,
+	{"gpt-oss", "content_parts"}: true, {"gpt-oss", "tools"}: true,
 }
 
 // TestGoldenHFJinja renders every case of testdata/cases.json and compares
 // with @huggingface/jinja's rendering (scripts/chat-goldens.mjs).
 func TestGoldenHFJinja(t *testing.T) {
 	cf, cases := loadCases(t)
-	if len(cases) != 126 {
-		t.Fatalf("%d golden cases, want 126 (regenerate with scripts/chat-goldens.mjs)", len(cases))
+	if len(cases) != 160 {
+		t.Fatalf("%d golden cases, want 160 (regenerate with scripts/chat-goldens.mjs)", len(cases))
 	}
 	compiled := map[string]*Template{}
 	matched, diverged := 0, 0
@@ -92,7 +97,7 @@ func TestGoldenHFJinja(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.Conversation, err)
 		}
-		got, err := tm.Render(msgs, Options{AddGenerationPrompt: c.AGP, BOS: td.BOS, EOS: td.EOS, Tools: conv.Tools})
+		got, err := tm.Render(msgs, Options{AddGenerationPrompt: c.AGP, BOS: td.BOS, EOS: td.EOS, Tools: conv.Tools, Now: cf.Now})
 		name := c.Template + "/" + c.Conversation
 		if c.AGP {
 			name += "/gen"

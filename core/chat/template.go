@@ -76,6 +76,7 @@ type Template struct {
 
 	argsOnce sync.Once
 	objArgs  bool // see objectArgs
+	unrolled bool // recursive macros were unrolled (recursion.go)
 }
 
 // Name says where the template came from ("gguf", a built-in name or a path).
@@ -90,7 +91,11 @@ func Compile(name, src string, lim Limits) (tt *Template, err error) {
 	if len(src) > lim.MaxSource {
 		return nil, fmt.Errorf("%w %s: %d bytes exceeds the %d-byte limit", ErrTemplate, name, len(src), lim.MaxSource)
 	}
-	if err := checkMacroRecursion(src); err != nil {
+	exec, unrolled, err := unrollRecursion(src)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrTemplate, name, err)
+	}
+	if err := checkMacroRecursion(exec); err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrTemplate, name, err)
 	}
 	if err := checkRepeatLiterals(src, lim.MaxOutput); err != nil {
@@ -104,11 +109,11 @@ func Compile(name, src string, lim Limits) (tt *Template, err error) {
 			tt, err = nil, fmt.Errorf("%w %s: engine panic while compiling: %v", ErrTemplate, name, r)
 		}
 	}()
-	t, err := jinja.Compile(src)
+	t, err := jinja.Compile(exec)
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrTemplate, name, err)
 	}
-	return &Template{name: name, src: src, t: t, lim: lim}, nil
+	return &Template{name: name, src: src, t: t, lim: lim, unrolled: unrolled}, nil
 }
 
 // Options are the variables a template reads besides the messages.
@@ -117,6 +122,10 @@ type Options struct {
 	BOS, EOS            string          // bos_token, eos_token texts
 	Tools               []byte          // JSON array of tool definitions, or nil
 	Extra               map[string]bool // extra boolean switches (e.g. enable_thinking)
+	// Now is the time strftime_now formats (llama.cpp's template helper,
+	// which gpt-oss's template calls for its "Current date"); zero means
+	// the current time.
+	Now time.Time
 	// Vars are further variables as JSON values (a request's
 	// chat_template_kwargs, reasoning_effort); they override Extra and the
 	// variables above but not messages, tools or range.
@@ -202,6 +211,14 @@ func (t *Template) render(msgs []Message, o Options, objArgs bool) (string, erro
 	}
 	abandoned := new(atomic.Bool)
 	data["range"] = budgetRange(t.lim.MaxRange, abandoned)
+	if t.unrolled {
+		data[macroCounter] = macroCalls(abandoned)
+	}
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	data["strftime_now"] = strftimeNow(now)
 
 	t.mu.Lock()
 	if t.runaway > 0 {

@@ -38,6 +38,11 @@ func (m *Model) layer(ctx context.Context, l int, ts [][]byte, nb, pos0 int) err
 			return err
 		}
 	}
+	if c.AttnSinks {
+		if err := m.k.Dequantize(ty[sSinks], m.t(ts, sSinks), m.sinks); err != nil {
+			return err
+		}
+	}
 	if err := m.ropeAttend(l, nb, pos0); err != nil {
 		return err
 	}
@@ -286,12 +291,16 @@ func (m *Model) ropeStore(l, pos0, b int) error {
 	c := m.Cfg
 	Q, KV := c.QDim(), c.KVDim()
 	pos := pos0 + b
-	r := &m.rope
+	r, y := &m.rope, &m.yarn
 	if c.Sliding(l) {
-		r = &m.ropeSWA
+		r, y = &m.ropeSWA, &m.yarnSWA
 	}
 	cs := m.ropeCS[b*c.NRot : (b+1)*c.NRot]
-	r.Cache(pos, cs)
+	if c.RopeYaRN {
+		y.cache(r, pos, cs)
+	} else {
+		r.Cache(pos, cs)
+	}
 	q := m.q[b*Q : (b+1)*Q]
 	r.ApplyCache(q, c.HeadDim, cs)
 	r.ApplyCache(m.kk[b*KV:(b+1)*KV], c.HeadDim, cs)
@@ -332,6 +341,32 @@ func capMask(s []float32, pos int, softcap float32, window int) {
 			s[p] = float32(math.Inf(-1))
 		}
 	}
+}
+
+// softmax normalises one query head's scores s (masked positions -Inf),
+// with head h's attention sink when the layer has sinks: a logit that
+// joins the denominator and attends to nothing, so
+// p_i = e^(s_i-m) / (Σ_j e^(s_j-m) + e^(sink-m)). The row goes through the
+// kernels' softmax, whose largest entry is 1/Σ_j e^(s_j-m); the sink's term
+// then rescales every probability by 1/(1 + e^(sink-m)·p_max), which is
+// ggml's sink-corrected softmax up to rounding.
+func (m *Model) softmax(s []float32, h int) {
+	if m.aj.sinks == nil {
+		m.k.Softmax(s)
+		return
+	}
+	mi, mx := 0, float32(math.Inf(-1))
+	for i, v := range s {
+		if v > mx {
+			mi, mx = i, v
+		}
+	}
+	m.k.Softmax(s)
+	if math.IsInf(float64(mx), -1) {
+		return
+	}
+	f := 1 / (1 + math.Exp(float64(m.aj.sinks[h]-mx))*float64(s[mi]))
+	m.k.Scale(s, float32(f))
 }
 
 // logitsOut finishes the logits: output bias, then the final soft-cap

@@ -53,6 +53,11 @@ const (
 	sGateSh    = arch.SlotGateSh
 	sUpSh      = arch.SlotUpSh
 	sDownSh    = arch.SlotDownSh
+	sSinks     = arch.SlotSinks
+	sGateInpB  = arch.SlotGateInpB
+	sGateExpsB = arch.SlotGateExpsB
+	sUpExpsB   = arch.SlotUpExpsB
+	sDownExpsB = arch.SlotDownExpsB
 	nSlots     = int(arch.NSlots)
 )
 
@@ -94,6 +99,8 @@ type Model struct {
 	blogits                              []float32    // ForwardBatch's logits rows
 	segs                                 []segment    // ForwardBatch's current batch; empty for Forward
 	rope, ropeSWA                        kernels.Rope // global and sliding-window layers
+	yarn, yarnSWA                        yarn         // their YaRN caches' parameters (Cfg.RopeYaRN)
+	sinks                                []float32    // the current layer's attention sinks (Cfg.AttnSinks)
 	ropeCS                               []float32
 	fz                                   fusedMV // generation's fused dispatches
 	moe                                  moeScratch
@@ -163,6 +170,9 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 		if err := m.ropeSWA.Check(cfg.HeadDim); err != nil {
 			return nil, fmt.Errorf("model: sliding layers: %w", err)
 		}
+	}
+	if cfg.RopeYaRN {
+		m.yarn, m.yarnSWA = newYaRN(cfg, m.rope), newYaRN(cfg, m.ropeSWA)
 	}
 	if cfg.EmbedScale {
 		m.embScale = float32(math.Sqrt(float64(float32(cfg.NEmbd))))
@@ -343,7 +353,10 @@ func (m *Model) alloc() {
 		m.up = make([]float32, nb*c.NFF)
 	}
 	m.normW = make([]float32, c.NEmbd)
-	m.bias = make([]float32, max(c.QDim()+2*c.KVDim(), c.NEmbd))
+	m.bias = make([]float32, max(c.QDim()+2*c.KVDim(), c.NEmbd, c.NExpert))
+	if c.AttnSinks {
+		m.sinks = make([]float32, c.NHead)
+	}
 	m.qkNormW = make([]float32, 2*c.HeadDim)
 	if c.OutputBias {
 		m.outBiasW = make([]float32, c.NVocab)
@@ -583,6 +596,10 @@ func (m *Model) attendBatch(l, pos0, r0, nb int) {
 	}
 	m.aj = attnJob{l: l, pos0: pos0, r0: r0, nb: nb, tb: tb, grain: grain}
 	m.aj.scale, m.aj.softcap, m.aj.window = m.attnParams(l)
+	m.aj.sinks = nil
+	if c.AttnSinks {
+		m.aj.sinks = m.sinks
+	}
 	m.pool.Run(items, grain, m.attnRun)
 }
 
@@ -593,6 +610,7 @@ type attnJob struct {
 	l, pos0, r0, nb, tb, grain int
 	scale, softcap             float32
 	window                     int
+	sinks                      []float32 // per query head; nil = none
 }
 
 func (m *Model) attnWork(lo, hi int) {
@@ -653,7 +671,7 @@ func (m *Model) attendF16(l, pos0, b0, b1, g int, sc *attnScratch) {
 		if m.aj.softcap != 0 || m.aj.window > 0 {
 			capMask(S[j*ws:], pos, m.aj.softcap, m.aj.window)
 		}
-		m.k.Softmax(S[j*ws : j*ws+pos+1])
+		m.softmax(S[j*ws:j*ws+pos+1], g*group+j%group)
 	}
 	out := sc.out[:nq*hd]
 	clear(out)
@@ -698,7 +716,7 @@ func (m *Model) attend(l, pos, g int, q, out []float32, sc *attnScratch) {
 		if m.aj.softcap != 0 || m.aj.window > 0 {
 			capMask(s, pos, m.aj.softcap, m.aj.window)
 		}
-		m.k.Softmax(s)
+		m.softmax(s, h)
 		clear(out[h*hd : (h+1)*hd])
 	}
 	for p := 0; p < n; p++ {

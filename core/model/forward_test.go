@@ -370,9 +370,12 @@ func TestConfigErrors(t *testing.T) {
 		{"bad shape", func(c *tiny) { c.dims = map[string][]int{"blk.0.attn_k.weight": {64, 48}} }, "blk.0.attn_k.weight has shape"},
 		{"missing eps", func(c *tiny) { c.meta = map[string]any{"llama.attention.layer_norm_rms_epsilon": nil} }, "layer_norm_rms_epsilon"},
 		{"heads not dividing", func(c *tiny) { c.meta = map[string]any{"llama.attention.head_count_kv": uint32(3)} }, "head_count_kv 3"},
-		{"yarn", func(c *tiny) {
-			c.meta = map[string]any{"llama.rope.scaling.type": "yarn", "llama.rope.scaling.factor": float32(4)}
-		}, `rope scaling type "yarn"`},
+		{"yarn with a negative factor", func(c *tiny) {
+			c.meta = map[string]any{"llama.rope.scaling.type": "yarn", "llama.rope.scaling.factor": float32(-4)}
+		}, "llama.rope.scaling.factor = -4: the rope scaling factor must be > 0"},
+		{"unknown rope scaling", func(c *tiny) {
+			c.meta = map[string]any{"llama.rope.scaling.type": "longrope", "llama.rope.scaling.factor": float32(4)}
+		}, `rope scaling type "longrope"`},
 		{"qwen2 without bias", func(c *tiny) { c.arch = "qwen2" }, "attn_q.bias is missing"},
 		{"router without expert_count", func(c *tiny) {
 			c.extra = []gguf.TensorInfo{{Name: "blk.0.ffn_gate_inp.weight", Type: ggml.F32, Dims: []uint64{64, 4}}}
@@ -392,6 +395,9 @@ func TestConfigErrors(t *testing.T) {
 			c.meta = map[string]any{"tokenizer.ggml.tokens": tokenNames(c.vocab), "llama.vocab_size": uint32(96)}
 		}, "llama.vocab_size = 96 but token_embd.weight"},
 		{"valid", func(c *tiny) {}, ""},
+		{"valid with yarn", func(c *tiny) {
+			c.meta = map[string]any{"llama.rope.scaling.type": "yarn", "llama.rope.scaling.factor": float32(4)}
+		}, ""},
 		{"valid with vocab", func(c *tiny) {
 			c.meta = map[string]any{"tokenizer.ggml.tokens": tokenNames(c.vocab), "llama.vocab_size": uint32(c.vocab)}
 		}, ""},

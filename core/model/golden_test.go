@@ -176,13 +176,22 @@ func replayGolden(t *testing.T, name string) {
 }
 
 // minMargin is the top-2 logit gap below which a step's argmax is not
-// compared. core/synth models have margins of several logits, so every step
-// counts; the unstructured random model (qwen2) has the tiny margins of
-// random logits, so its argmax is compared wherever llama.cpp's own gap is
-// at least twice the gap tolerance (and its top-5 gaps at every step).
+// compared. core/synth's llama models have margins of several logits, so
+// every step counts; the unstructured random model (qwen2) has the tiny
+// margins of random logits, so its argmax is compared wherever llama.cpp's
+// own gap is at least twice the gap tolerance (and its top-5 gaps at every
+// step). The mixture-of-experts files route through near-ties too, and
+// their margins go down to thousandths of a logit (gpt-oss Q8_0: 0.007 at
+// one step, where llama.cpp's flash-attention-off path has 0.001): a step
+// whose llama.cpp top-2 gap is within the gap tolerance is a tie at that
+// precision, so its argmax is not compared, only its gaps (which bound our
+// top-2 gap to within the tolerance of llama.cpp's).
 func minMargin(g *golden.File) float64 {
-	if g.Random != nil {
+	switch {
+	case g.Random != nil:
 		return 2 * dlogitTol[g.Synth.Type]
+	case g.Synth.Arch != nil && g.Synth.Arch.Experts > 0:
+		return dlogitTol[g.Synth.Type]
 	}
 	return 0
 }
@@ -197,12 +206,15 @@ func replay(t *testing.T, m *Model, c golden.Case, typ, path string, minMargin f
 		t.Fatal(err)
 	}
 	var all [][]float32
-	worst := 0.0
+	worst, ties := 0.0, 0
 	for i, want := range c.Tokens {
 		all = append(all, append([]float32(nil), logits...))
 		got := int32(kernels.Argmax(logits))
 		top := c.Steps[i].Top
 		decisive := len(top) < 2 || -top[1].DLogit >= minMargin
+		if !decisive {
+			ties++
+		}
 		if got != want && decisive {
 			t.Fatalf("%s/%s %q step %d: greedy token %d, llama.cpp %d (llama.cpp top: %+v; our gap %.4f)",
 				typ, path, c.Prompt, i, got, want, c.Steps[i].Top, logits[got]-logits[want])
@@ -222,7 +234,8 @@ func replay(t *testing.T, m *Model, c golden.Case, typ, path string, minMargin f
 			t.Fatal(err)
 		}
 	}
-	t.Logf("%s/%s %q: %d greedy tokens checked, worst top-5 gap deviation %.4f", typ, path, c.Prompt, len(c.Tokens), worst)
+	t.Logf("%s/%s %q: %d greedy tokens checked (%d ties within the gap bound), worst top-5 gap deviation %.4f", typ, path, c.Prompt,
+		len(c.Tokens)-ties, ties, worst)
 	return all
 }
 

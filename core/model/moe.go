@@ -45,22 +45,23 @@ import (
 
 // moeScratch is the MoE block's buffers, sized for a full batch.
 type moeScratch struct {
-	logits []float32 // nb × n_expert: router logits, then probabilities
-	sel    []int32   // nb × k: each token's experts, most probable first
-	wts    []float32 // nb × k: their weights
-	out    []float32 // nb × k × n_embd: the output of each (token, slot)'s expert
-	cnt    []int32   // per expert: rows of the batch that chose it
-	start  []int32   // per expert: its first entry in pairs
-	order  []int     // the distinct chosen experts, in first-use order
-	pairs  []int32   // token·k + slot, grouped by expert in order
-	xg     []float32 // nb × n_embd: one expert's rows, gathered
-	g, u   []float32 // nb × max(n_ff_exp, n_ff_shexp)
-	y      []float32 // nb × n_embd: one expert's outputs before scattering
-	shGate []float32 // nb: the shared expert's gate logits
-	sh     []float32 // nb × n_embd: the shared expert's outputs
-	views  [3][]byte // one expert's slices, for Weights without ExpertWeights
-	names  [3]string // the expert tensors' names after "blk.N.", in Group.Experts order
-	ps     [2]proj   // the router (and shared expert gate) projections
+	logits []float32    // nb × n_expert: router logits, then probabilities
+	sel    []int32      // nb × k: each token's experts, most probable first
+	wts    []float32    // nb × k: their weights
+	out    []float32    // nb × k × n_embd: the output of each (token, slot)'s expert
+	cnt    []int32      // per expert: rows of the batch that chose it
+	start  []int32      // per expert: its first entry in pairs
+	order  []int        // the distinct chosen experts, in first-use order
+	pairs  []int32      // token·k + slot, grouped by expert in order
+	xg     []float32    // nb × n_embd: one expert's rows, gathered
+	g, u   []float32    // nb × max(n_ff_exp, n_ff_shexp)
+	y      []float32    // nb × n_embd: one expert's outputs before scattering
+	shGate []float32    // nb: the shared expert's gate logits
+	sh     []float32    // nb × n_embd: the shared expert's outputs
+	bias   [3][]float32 // one expert's gate, up and down biases (Cfg.ExpertBias)
+	views  [3][]byte    // one expert's slices, for Weights without ExpertWeights
+	names  [3]string    // the expert tensors' names after "blk.N.", in Group.Experts order
+	ps     [2]proj      // the router (and shared expert gate) projections
 	// size[l*3+i] is the bytes of one expert of layer l's Experts[i].
 	size []int
 	// hook, when set (tests, measurements), sees each layer's routing:
@@ -88,6 +89,9 @@ func (m *Model) allocMoE() {
 	if c.SharedExpert {
 		ms.shGate = make([]float32, nb)
 		ms.sh = make([]float32, nb*E)
+	}
+	if c.ExpertBias {
+		ms.bias = [3][]float32{make([]float32, c.NFFExp), make([]float32, c.NFFExp), make([]float32, E)}
 	}
 }
 
@@ -157,6 +161,11 @@ func (m *Model) moeFFN(ctx context.Context, l int, ty []ggml.Type, ts [][]byte, 
 	} else if err := m.project(m.xn, nb, E, ps...); err != nil {
 		return err
 	}
+	if c.ExpertBias {
+		if err := m.addBias(ms.logits, nb, ty[sGateInpB], m.t(ts, sGateInpB), N); err != nil {
+			return err
+		}
+	}
 	for b := 0; b < nb; b++ {
 		m.route(b)
 	}
@@ -182,7 +191,7 @@ func (m *Model) moeFFN(ctx context.Context, l int, ty []ggml.Type, ts [][]byte, 
 		}
 		err := m.expertViews(l, ts, e, views, byExpert)
 		if err == nil {
-			err = m.runExpert(ty, views, e, nb)
+			err = m.runExpert(ty, ts, views, e, nb)
 		}
 		if byExpert {
 			ew.ReleaseExpert(g, e)
@@ -319,14 +328,15 @@ func (m *Model) groupExperts(nb int) {
 
 // runExpert computes expert e (its slices in views) for every batch row
 // that chose it, into those rows' slots of ms.out.
-func (m *Model) runExpert(ty []ggml.Type, views [][]byte, e, nb int) error {
+func (m *Model) runExpert(ty []ggml.Type, ts, views [][]byte, e, nb int) error {
 	c, ms := m.Cfg, &m.moe
 	E, F, K := c.NEmbd, c.NFFExp, c.NExpertUsed
 	gp := proj{ty[sGateExps], views[0], F, ms.g}
 	up := proj{ty[sUpExps], views[1], F, ms.u}
 	dt := ty[sDownExps]
 	pairs := ms.pairs[ms.start[e] : ms.start[e]+ms.cnt[e]]
-	if nb == 1 {
+	plain := !c.ExpertBias && !c.SwiGLUOAI
+	if nb == 1 && plain {
 		slot := int(pairs[0])
 		a, err := m.fusedGLU(m.xn[:E], E, gp, up, dt, false)
 		if err != nil {
@@ -335,20 +345,116 @@ func (m *Model) runExpert(ty []ggml.Type, views [][]byte, e, nb int) error {
 		return m.matVecAct(proj{dt, views[2], E, ms.out[slot*E : (slot+1)*E]}, F, a)
 	}
 	n := len(pairs)
-	for j, p := range pairs {
-		t := int(p) / K
-		copy(ms.xg[j*E:(j+1)*E], m.xn[t*E:(t+1)*E])
+	x := m.xn[:E]
+	if nb > 1 {
+		for j, p := range pairs {
+			t := int(p) / K
+			copy(ms.xg[j*E:(j+1)*E], m.xn[t*E:(t+1)*E])
+		}
+		x = ms.xg
 	}
-	if err := m.swiglu(ms.xg, n, E, gp, up); err != nil {
+	if plain {
+		if err := m.swiglu(x, n, E, gp, up); err != nil {
+			return err
+		}
+	} else {
+		if err := m.projectRows(x, n, E, gp, up); err != nil {
+			return err
+		}
+		if c.ExpertBias {
+			if err := m.expertBias(ty, ts, e, n, ms.g, ms.u); err != nil {
+				return err
+			}
+		}
+		if n == 1 {
+			m.expertAct(0, 1) // generation: no dispatch, no closure
+		} else {
+			m.pool.Run(n, 1, m.expertAct)
+		}
+	}
+	if err := m.projectRows(ms.g, n, F, proj{dt, views[2], E, ms.y}); err != nil {
 		return err
 	}
-	if err := m.project(ms.g, n, F, proj{dt, views[2], E, ms.y}); err != nil {
-		return err
+	if c.ExpertBias {
+		b := ms.bias[2]
+		for j := 0; j < n; j++ {
+			m.k.Add(ms.y[j*E:(j+1)*E], b)
+		}
 	}
 	for j, p := range pairs {
 		copy(ms.out[int(p)*E:(int(p)+1)*E], ms.y[j*E:(j+1)*E])
 	}
 	return nil
+}
+
+// projectRows is project, with one row (generation) through the fused
+// dispatch, which allocates nothing.
+func (m *Model) projectRows(x []float32, n, cols int, ps ...proj) error {
+	if n == 1 {
+		return m.fusedMatVec(x, cols, ps...)
+	}
+	return m.project(x, n, cols, ps...)
+}
+
+// expertAct applies the experts' activation to rows [lo, hi) of ms.g
+// (gate) and ms.u (up), into ms.g.
+func (m *Model) expertAct(lo, hi int) {
+	F, ms := m.Cfg.NFFExp, &m.moe
+	g, u := ms.g[lo*F:hi*F], ms.u[lo*F:hi*F]
+	if m.Cfg.SwiGLUOAI {
+		swigluOAI(g, u)
+	} else {
+		m.k.SiLUMul(g, u)
+	}
+}
+
+// expertBias decodes expert e's rows of the layer's 2-D expert biases
+// (ms.bias; the down bias is added by the caller) and adds the gate and up
+// biases to n rows of g and u, as llama.cpp's ggml_add_id.
+func (m *Model) expertBias(ty []ggml.Type, ts [][]byte, e, n int, g, u []float32) error {
+	ms := &m.moe
+	for i, s := range [3]arch.Slot{sGateExpsB, sUpExpsB, sDownExpsB} {
+		b := ms.bias[i]
+		rs, err := ggml.RowSize(ty[s], uint64(len(b)))
+		if err != nil {
+			return err
+		}
+		w := m.t(ts, s)
+		if len(w) < (e+1)*int(rs) {
+			return fmt.Errorf("model: expert bias of %d bytes is too short for expert %d", len(w), e)
+		}
+		if err := m.k.Dequantize(ty[s], w[e*int(rs):(e+1)*int(rs)], b); err != nil {
+			return err
+		}
+	}
+	F := len(ms.bias[0])
+	for j := 0; j < n; j++ {
+		m.k.Add(g[j*F:(j+1)*F], ms.bias[0])
+		m.k.Add(u[j*F:(j+1)*F], ms.bias[1])
+	}
+	return nil
+}
+
+// swigluOAI is gpt-oss's clamped SwiGLU in place (ggml_swiglu_oai with
+// alpha 1.702, limit 7): x = min(gate, 7), y = clamp(up, -7, 7),
+// gate = x / (1 + e^(-1.702·x)) · (y + 1), in f32 as ggml computes it.
+// NaNs pass through as in ggml's std::min and std::clamp.
+func swigluOAI(gate, up []float32) {
+	const alpha, limit = 1.702, 7
+	for i, g := range gate {
+		x := g
+		if limit < x {
+			x = limit
+		}
+		y := up[i]
+		if y < -limit {
+			y = -limit
+		} else if limit < y {
+			y = limit
+		}
+		glu := x / (1 + float32(math.Exp(float64(float32(alpha)*-x))))
+		gate[i] = glu * (y + 1)
+	}
 }
 
 // swiglu computes silu(gate·x) ⊙ (up·x) for n rows of x into gate.y.

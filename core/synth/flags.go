@@ -27,7 +27,9 @@ type Flags struct {
 	RopeBaseSWA, AttnSoftcap, FinalSoftcap      *float64
 	RopeScale                                   *float64
 	RopeFreqs, NoLongRope, FusedQKV, Bias, Tied *bool
+	YaRN                                        *bool
 	Experts, ExpertsUsed, FFExp                 *int
+	RouterReuse                                 *float64
 }
 
 // RegisterFlags defines the shape flags on fs.
@@ -52,21 +54,23 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		Arch:          fs.String("arch", "llama", "architecture `name` ("+strings.Join(Archs(), ", ")+")"),
 		HeadDim:       fs.Int("head-dim", 0, "attention.key_length (head length) if not embd/heads (qwen3, gemma)"),
 		Rot:           fs.Int("rot", 0, "rope.dimension_count if not the whole head (partial rotary, phi3)"),
-		Window:        fs.Int("sliding-window", 0, "gemma: attention.sliding_window (0 = not written)"),
-		WindowPattern: fs.Int("swa-pattern", 0, "gemma: sliding_window_pattern, every Nth layer global (0 = not written)"),
-		RopeBaseSWA:   fs.Float64("rope-base-swa", 0, "gemma: rope.freq_base_swa of the sliding layers (0 = not written)"),
+		Window:        fs.Int("sliding-window", 0, "gemma, gpt-oss: attention.sliding_window (0 = not written; gpt-oss: 128)"),
+		WindowPattern: fs.Int("swa-pattern", 0, "gemma, gpt-oss: sliding_window_pattern, every Nth layer global (0 = not written)"),
+		RopeBaseSWA:   fs.Float64("rope-base-swa", 0, "gemma, gpt-oss: rope.freq_base_swa of the sliding layers (0 = not written)"),
 		AttnSoftcap:   fs.Float64("attn-softcap", 0, "gemma2: attn_logit_softcapping (0 = 50; <0 = not written)"),
 		FinalSoftcap:  fs.Float64("final-softcap", 0, "gemma: final_logit_softcapping (0 = gemma2's 30, none for gemma3; <0 = not written)"),
-		RopeScale:     fs.Float64("rope-scale", 0, "linear rope.scaling.factor (0 = none)"),
+		RopeScale:     fs.Float64("rope-scale", 0, "linear (or with --yarn, YaRN) rope.scaling.factor (0 = none)"),
+		YaRN:          fs.Bool("yarn", false, "write --rope-scale as rope.scaling.type yarn (gpt-oss's scaling), original context --rope-orig-ctx (0 = ctx/4)"),
 		RopeFreqs:     fs.Bool("rope-freqs", false, "llama: write a llama 3.1-style rope_freqs.weight (RoPE scaling factors; original context ctx/16)"),
-		OrigCtx:       fs.Int("rope-orig-ctx", 0, "phi3: LongRoPE rope.scaling.original_context_length (0 = ctx/4)"),
+		OrigCtx:       fs.Int("rope-orig-ctx", 0, "phi3 (LongRoPE), --yarn: rope.scaling.original_context_length (0 = ctx/4)"),
 		NoLongRope:    fs.Bool("no-longrope", false, "phi3: leave out the LongRoPE factors (Phi-3 4k files)"),
 		FusedQKV:      fs.Bool("fused-qkv", false, "one attn_qkv.weight instead of attn_q/k/v (always for phi3)"),
 		Bias:          fs.Bool("bias", false, "attn_q/k/v.bias (always for qwen2)"),
 		Tied:          fs.Bool("tied", false, "no output.weight: logits reuse token_embd (always for gemma2)"),
-		Experts:       fs.Int("experts", 0, "qwen3moe, qwen2moe, mixtral: experts per layer (expert_count)"),
-		ExpertsUsed:   fs.Int("experts-used", 0, "qwen3moe, qwen2moe, mixtral: experts each token runs (expert_used_count)"),
-		FFExp:         fs.Int("ff-exp", 0, "qwen3moe, qwen2moe, mixtral: one expert's feed-forward length (0 = ff/experts-used; mixtral: ff)"),
+		Experts:       fs.Int("experts", 0, "qwen3moe, qwen2moe, mixtral, gpt-oss: experts per layer (expert_count)"),
+		ExpertsUsed:   fs.Int("experts-used", 0, "qwen3moe, qwen2moe, mixtral, gpt-oss: experts each token runs (expert_used_count)"),
+		RouterReuse:   fs.Float64("router-reuse", 0, "MoE router locality model by its consecutive-token expert reuse: 0.38 (Qwen3-30B-A3B) or 0.18 (gpt-oss); 0 = the architecture's"),
+		FFExp:         fs.Int("ff-exp", 0, "qwen3moe, qwen2moe, mixtral, gpt-oss: one expert's feed-forward length (0 = ff/experts-used; mixtral: ff)"),
 	}
 }
 
@@ -86,7 +90,7 @@ func (f *Flags) Config() (Config, error) {
 		Seed: *f.Seed, Name: *f.Name, Gain: float32(*f.Gain), Noise: float32(*f.Noise),
 		Arch: Arch{Name: *f.Arch, HeadDim: *f.HeadDim, Rot: *f.Rot, Window: *f.Window, WindowPattern: *f.WindowPattern,
 			RopeBaseSWA: float32(*f.RopeBaseSWA), AttnSoftcap: float32(*f.AttnSoftcap), FinalSoftcap: float32(*f.FinalSoftcap),
-			RopeScale: float32(*f.RopeScale), RopeFreqs: *f.RopeFreqs, OrigCtx: *f.OrigCtx, NoLongRope: *f.NoLongRope,
-			FusedQKV: *f.FusedQKV, Bias: *f.Bias, Tied: *f.Tied, Experts: *f.Experts, ExpertsUsed: *f.ExpertsUsed, FFExp: *f.FFExp},
+			RopeScale: float32(*f.RopeScale), RopeFreqs: *f.RopeFreqs, OrigCtx: *f.OrigCtx, NoLongRope: *f.NoLongRope, YaRN: *f.YaRN,
+			FusedQKV: *f.FusedQKV, Bias: *f.Bias, Tied: *f.Tied, Experts: *f.Experts, ExpertsUsed: *f.ExpertsUsed, FFExp: *f.FFExp, RouterReuse: float32(*f.RouterReuse)},
 	}, nil
 }

@@ -83,9 +83,10 @@ type Arch struct {
 	Name    string `json:"name,omitempty"`     // general.architecture (one of Archs); "" = llama
 	HeadDim int    `json:"head_dim,omitempty"` // attention.key_length/value_length; 0 = embd/heads (qwen3, gemma: set it to decouple)
 	Rot     int    `json:"rot,omitempty"`      // rope.dimension_count; 0 = the head length (Phi-4-mini rotates 3/4 of it)
-	// Sliding window (gemma2/gemma3): attention.sliding_window and its
-	// layer pattern; 0 writes nothing (gemma2 then slides 4096 on every
-	// other layer in llama.cpp, gemma3 not at all).
+	// Sliding window (gemma2/gemma3/gpt-oss): attention.sliding_window
+	// and its layer pattern; 0 writes nothing (gemma2 then slides 4096 on
+	// every other layer in llama.cpp, gemma3 not at all; gpt-oss always
+	// writes a window, 0 meaning its published 128).
 	Window        int     `json:"window,omitempty"`
 	WindowPattern int     `json:"window_pattern,omitempty"`
 	RopeBaseSWA   float32 `json:"rope_base_swa,omitempty"` // rope.freq_base_swa; 0 = not written
@@ -94,15 +95,19 @@ type Arch struct {
 	AttnSoftcap  float32 `json:"attn_softcap,omitempty"`
 	FinalSoftcap float32 `json:"final_softcap,omitempty"`
 	RopeScale    float32 `json:"rope_scale,omitempty"` // linear rope.scaling.factor; 0 = none
-	RopeFreqs    bool    `json:"rope_freqs,omitempty"` // llama: a llama3-style rope_freqs.weight (factor 8, low 1, high 4, original ctx/16)
+	// YaRN writes RopeScale (required) as rope.scaling.type yarn, with
+	// OrigCtx (0 = Ctx/4) as rope.scaling.original_context_length.
+	YaRN      bool `json:"yarn,omitempty"`
+	RopeFreqs bool `json:"rope_freqs,omitempty"` // llama: a llama3-style rope_freqs.weight (factor 8, low 1, high 4, original ctx/16)
 	// LongRoPE (phi3): rope_factors_short/long.weight, attn_factor and
-	// original_context_length (OrigCtx, 0 = Ctx/4). NoLongRope leaves them out.
+	// original_context_length (OrigCtx, 0 = Ctx/4; also YaRN's). NoLongRope
+	// leaves them out.
 	OrigCtx    int  `json:"orig_ctx,omitempty"`
 	NoLongRope bool `json:"no_longrope,omitempty"`
 	FusedQKV   bool `json:"fused_qkv,omitempty"` // one attn_qkv.weight instead of attn_q/k/v (always for phi3)
 	Bias       bool `json:"bias,omitempty"`      // attn_q/k/v.bias (always for qwen2), attn_qkv.bias when fused
 	Tied       bool `json:"tied,omitempty"`      // no output.weight (always for gemma2)
-	// Mixture of experts (qwen3moe, qwen2moe, mixtral: required there,
+	// Mixture of experts (qwen3moe, qwen2moe, mixtral, gpt-oss: required there,
 	// refused elsewhere): expert_count, expert_used_count and one
 	// expert's feed-forward length (0 = FF / ExpertsUsed for qwen3moe and
 	// qwen2moe, whose shared expert is FF wide; mixtral's experts are
@@ -110,13 +115,23 @@ type Arch struct {
 	Experts     int `json:"experts,omitempty"`
 	ExpertsUsed int `json:"experts_used,omitempty"`
 	FFExp       int `json:"ff_exp,omitempty"`
+	// RouterReuse selects the router locality model (moe.go) by the
+	// consecutive-token expert reuse it was tuned to: 0.38 (Qwen3-30B-A3B)
+	// or 0.18 (gpt-oss); 0 = the architecture's published value (0.18 for
+	// gpt-oss, 0.38 for the others).
+	RouterReuse float32 `json:"router_reuse,omitempty"`
 }
 
 // Mixtral is the Arch.Name that writes a llama file with experts.
 const Mixtral = "mixtral"
 
 // moe reports whether the architecture has experts.
-func (a Arch) moe() bool { return a.Name == "qwen3moe" || a.Name == "qwen2moe" || a.Name == Mixtral }
+func (a Arch) moe() bool {
+	return a.Name == "qwen3moe" || a.Name == "qwen2moe" || a.Name == Mixtral || a.Name == GPTOSS
+}
+
+// GPTOSS is gpt-oss's architecture name.
+const GPTOSS = "gpt-oss"
 
 // Archs are the architectures synth writes (mixtral: llama with experts).
 func Archs() []string { return append(arch.Names(), Mixtral) }
@@ -155,11 +170,11 @@ func (c Config) validate() error {
 	switch {
 	case c.Embd <= 0 || c.Layers <= 0 || c.Heads <= 0 || c.KVHeads <= 0 || c.FF <= 0 || c.Ctx <= 0:
 		return fmt.Errorf("synth: embd, layers, heads, kv-heads, ff and ctx must be positive (got %d %d %d %d %d %d)", c.Embd, c.Layers, c.Heads, c.KVHeads, c.FF, c.Ctx)
-	case c.Embd%c.Heads != 0:
-		return fmt.Errorf("synth: embd %d is not a multiple of heads %d", c.Embd, c.Heads)
+	case c.Arch.HeadDim == 0 && c.Embd%c.Heads != 0:
+		return fmt.Errorf("synth: embd %d is not a multiple of heads %d (or give --head-dim)", c.Embd, c.Heads)
 	case c.Heads%c.KVHeads != 0:
 		return fmt.Errorf("synth: heads %d is not a multiple of kv-heads %d", c.Heads, c.KVHeads)
-	case (c.Embd/c.Heads)%2 != 0:
+	case c.Arch.HeadDim == 0 && (c.Embd/c.Heads)%2 != 0:
 		return fmt.Errorf("synth: head dim %d must be even for RoPE", c.Embd/c.Heads)
 	case c.RopeBase <= 0 || c.Eps <= 0:
 		return fmt.Errorf("synth: rope base and eps must be positive")
@@ -256,6 +271,7 @@ var featureFlag = map[arch.Feature]string{arch.QKVBias: "--bias", arch.FusedBias
 func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
 	name := s.Name
 	gemma := name == "gemma2" || name == "gemma3"
+	swa := gemma || name == GPTOSS
 	switch {
 	case ac.HeadDim%2 != 0 || ac.HeadDim <= 0:
 		return fmt.Errorf("synth: head dim %d must be even for RoPE", ac.HeadDim)
@@ -265,24 +281,30 @@ func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
 		return fmt.Errorf("synth: qwen3 rotates the whole head (--rot %d, head dim %d)", ac.NRot, ac.HeadDim)
 	case name == "phi3" && ac.HeadDim*ac.NHead != ac.NEmbd:
 		return fmt.Errorf("synth: phi3's query width is n_embd (head dim %d × %d heads != %d)", ac.HeadDim, ac.NHead, ac.NEmbd)
-	case !gemma && (a.Window != 0 || a.WindowPattern != 0 || a.RopeBaseSWA != 0):
-		return fmt.Errorf("synth: sliding-window options apply to gemma2/gemma3, not %s", name)
+	case !swa && (a.Window != 0 || a.WindowPattern != 0 || a.RopeBaseSWA != 0):
+		return fmt.Errorf("synth: sliding-window options apply to gemma2/gemma3/gpt-oss, not %s", name)
 	case !gemma && (a.AttnSoftcap != 0 || a.FinalSoftcap != 0):
 		return fmt.Errorf("synth: soft-caps apply to gemma2/gemma3, not %s", name)
 	case name == "gemma3" && a.AttnSoftcap > 0:
 		return fmt.Errorf("synth: gemma3 has no attention soft-cap")
-	case name != "phi3" && (a.OrigCtx != 0 || a.NoLongRope):
-		return fmt.Errorf("synth: LongRoPE options apply to phi3, not %s", name)
+	case name != "phi3" && (a.OrigCtx != 0 && !a.YaRN || a.NoLongRope):
+		return fmt.Errorf("synth: LongRoPE options apply to phi3, not %s (--rope-orig-ctx also to --yarn)", name)
+	case a.YaRN && (a.RopeScale <= 0 || name == "phi3"):
+		return fmt.Errorf("synth: --yarn needs --rope-scale > 0 and an architecture without LongRoPE (not phi3)")
+	case name == GPTOSS && ac.NRot != ac.HeadDim:
+		return fmt.Errorf("synth: gpt-oss rotates the whole head (--rot %d, head dim %d)", ac.NRot, ac.HeadDim)
 	case a.Window < 0 || a.WindowPattern < 0 || a.OrigCtx < 0 || a.RopeScale < 0 || a.RopeBaseSWA < 0:
 		return fmt.Errorf("synth: window, pattern, original context, rope scale and rope base must be >= 0")
 	case !a.moe() && (a.Experts != 0 || a.ExpertsUsed != 0 || a.FFExp != 0):
-		return fmt.Errorf("synth: --experts, --experts-used and --ff-exp apply to qwen3moe, qwen2moe and mixtral, not %s", name)
+		return fmt.Errorf("synth: --experts, --experts-used and --ff-exp apply to qwen3moe, qwen2moe, mixtral and gpt-oss, not %s", name)
 	case a.moe() && (a.Experts < 1 || a.Experts > arch.MaxExperts):
 		return fmt.Errorf("synth: %s needs --experts in [1, %d] (got %d)", a.Name, arch.MaxExperts, a.Experts)
 	case a.moe() && (a.ExpertsUsed < 1 || a.ExpertsUsed > a.Experts):
 		return fmt.Errorf("synth: --experts-used %d must be in [1, --experts %d]", a.ExpertsUsed, a.Experts)
 	case a.moe() && ac.NFFExp <= 0:
 		return fmt.Errorf("synth: expert feed-forward length %d must be positive", ac.NFFExp)
+	case a.RouterReuse != 0 && (!a.moe() || a.RouterReuse != 0.18 && a.RouterReuse != 0.38):
+		return fmt.Errorf("synth: --router-reuse %v: the router models are tuned for 0.18 and 0.38 (mixture-of-experts files only)", a.RouterReuse)
 	case a.FFExp < 0:
 		return fmt.Errorf("synth: --ff-exp must be >= 0")
 	case name == "qwen2moe" && ac.QDim() != ac.NEmbd:
@@ -304,6 +326,8 @@ const (
 	kRopeFreqs // llama3 frequency divisors
 	kRopeLong  // LongRoPE long-context divisors (1 .. 21, rising)
 	kRopeShort // LongRoPE short-context divisors (1 .. 1.5)
+	kSink      // attention sinks: N(0, 1.5²) logits, the size of the scores
+	kExpBias   // gpt-oss gate/up expert biases: N(0, 2.5²), so some activations pass its clamp at ±7
 )
 
 type plan struct {
@@ -359,6 +383,10 @@ func kindOf(t arch.Tensor) kind {
 		return kRopeLong
 	case t.Name == arch.RopeShortName:
 		return kRopeShort
+	case t.Slot == arch.SlotSinks:
+		return kSink
+	case t.Slot == arch.SlotGateExpsB || t.Slot == arch.SlotUpExpsB:
+		return kExpBias
 	case t.Kind == arch.Vector && strings.HasSuffix(t.Name, ".bias"):
 		return kBias
 	case t.Kind == arch.Vector:
@@ -461,8 +489,27 @@ func (a Arch) metadata(name string, ctx int, ac arch.Config) []struct {
 		put("attention.value_length", uint32(a.HeadDim))
 	}
 	if a.RopeScale > 0 {
-		put("rope.scaling.type", "linear")
-		put("rope.scaling.factor", a.RopeScale)
+		if a.YaRN {
+			put("rope.scaling.type", "yarn")
+			put("rope.scaling.factor", a.RopeScale)
+			put("rope.scaling.original_context_length", uint32(a.origCtx(ctx)))
+		} else {
+			put("rope.scaling.type", "linear")
+			put("rope.scaling.factor", a.RopeScale)
+		}
+	}
+	if name == GPTOSS {
+		w := a.Window
+		if w == 0 {
+			w = 128
+		}
+		put("attention.sliding_window", uint32(w))
+		if a.WindowPattern > 0 {
+			put("attention.sliding_window_pattern", uint32(a.WindowPattern))
+		}
+		if a.RopeBaseSWA > 0 {
+			put("rope.freq_base_swa", a.RopeBaseSWA)
+		}
 	}
 	if name == "gemma2" || name == "gemma3" {
 		attn, final := a.AttnSoftcap, a.FinalSoftcap
@@ -800,8 +847,21 @@ func (g *gen) row(p plan, r int, x []float32) {
 		}
 	case kBias:
 		rg := newRNG(g.c.Seed, p.info.Name, r)
+		s := 0.5
+		if g.c.Arch.reuse18() {
+			s = biasScale18(p.info.Name)
+		}
 		for i := range x {
-			x[i] = float32(0.5 * rg.normal())
+			x[i] = float32(s * rg.normal())
+		}
+	case kSink, kExpBias:
+		s := 1.5
+		if p.kind == kExpBias {
+			s = 2.5
+		}
+		rg := newRNG(g.c.Seed, p.info.Name, r)
+		for i := range x {
+			x[i] = float32(s * rg.normal())
 		}
 	case kRopeFreqs:
 		llama3Factors(float64(g.c.RopeBase), 2*len(x), g.c.Ctx, x)
@@ -834,6 +894,20 @@ func (g *gen) row(p plan, r int, x []float32) {
 			}
 		}
 	}
+}
+
+// biasScale18 is the standard deviation of a bias tensor's values under
+// the 0.18 router model: 0.5, but small for the router bias and the biases
+// every token adds to the residual stream, which would otherwise dominate
+// the routing (moe.go).
+func biasScale18(name string) float64 {
+	switch {
+	case strings.HasSuffix(name, "ffn_gate_inp.bias"):
+		return 0.1
+	case strings.HasSuffix(name, "attn_output.bias"), strings.HasSuffix(name, "ffn_down_exps.bias"):
+		return 0.05
+	}
+	return 0.5
 }
 
 // llama3Factors fills x (n_rot/2 entries) with the frequency divisors

@@ -255,12 +255,17 @@ func TestArchOptions(t *testing.T) {
 		{Arch{Name: "qwen3", HeadDim: 32, Rot: 16}, "qwen3 rotates the whole head"},
 		{Arch{Name: "phi3", HeadDim: 32}, "phi3's query width is n_embd"},
 		{Arch{OrigCtx: 64}, "LongRoPE options apply to phi3"},
-		{Arch{Name: "qwen3", Experts: 8, ExpertsUsed: 2}, "--experts, --experts-used and --ff-exp apply to qwen3moe, qwen2moe and mixtral"},
+		{Arch{Name: "qwen3", Experts: 8, ExpertsUsed: 2}, "--experts, --experts-used and --ff-exp apply to qwen3moe, qwen2moe, mixtral and gpt-oss"},
 		{Arch{Name: "qwen3moe"}, "qwen3moe needs --experts in [1, 512]"},
 		{Arch{Name: Mixtral, Experts: 600, ExpertsUsed: 2}, "mixtral needs --experts in [1, 512]"},
 		{Arch{Name: "qwen3moe", Experts: 4, ExpertsUsed: 5}, "--experts-used 5 must be in [1, --experts 4]"},
 		{Arch{Name: "qwen3moe", Experts: 4, ExpertsUsed: 2, FFExp: 48}, "row length 48 is not a multiple"},
 		{Arch{Name: "qwen2moe", HeadDim: 32, Experts: 4, ExpertsUsed: 2}, "qwen2moe's query width is n_embd"},
+		{Arch{Name: GPTOSS, Experts: 4, ExpertsUsed: 2, YaRN: true}, "--yarn needs --rope-scale > 0"},
+		{Arch{Name: GPTOSS, HeadDim: 32, Rot: 16, Experts: 4, ExpertsUsed: 2}, "gpt-oss rotates the whole head"},
+		{Arch{Name: "qwen3", Window: 8}, "sliding-window options apply to gemma2/gemma3/gpt-oss, not qwen3"},
+		{Arch{Name: "qwen3moe", Experts: 4, ExpertsUsed: 2, RouterReuse: 0.25}, "--router-reuse 0.25: the router models are tuned for 0.18 and 0.38"},
+		{Arch{Name: "qwen3", RouterReuse: 0.18}, "--router-reuse 0.18"},
 	} {
 		c := small(ggml.F32)
 		if tc.a.Experts != 0 || tc.a.Name == "qwen3moe" {
@@ -271,6 +276,16 @@ func TestArchOptions(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want %q", tc.a, err, tc.want)
 		}
+	}
+	// gpt-oss-20b's shape (head 64 with n_embd 2880 = 64 heads of 45)
+	// is laid out without generating a weight: ~9.9 GiB with every matrix
+	// MXFP4 and a 32000-token vocabulary (the published file keeps
+	// attention in BF16 and has 201088 tokens: ~12.8 GiB).
+	oss := Config{Embd: 2880, Layers: 24, Heads: 64, KVHeads: 8, FF: 2880, Ctx: 131072, RopeBase: 150000, Eps: 1e-5,
+		Type: ggml.MXFP4, VocabSize: 32000, Quantize: func(ggml.Type, []float32, []byte) error { return nil },
+		Arch: Arch{Name: GPTOSS, HeadDim: 64, Bias: true, RopeScale: 32, YaRN: true, OrigCtx: 4096, Experts: 32, ExpertsUsed: 4, FFExp: 2880}}
+	if _, size, err := Header(oss); err != nil || size < 9<<30 || size > 11<<30 {
+		t.Errorf("gpt-oss-20b shape: %d bytes, %v (want about 10 GiB)", size, err)
 	}
 	a, _, err := Header(small(ggml.F32))
 	if err != nil {

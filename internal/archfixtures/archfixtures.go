@@ -65,5 +65,16 @@ func All() []Fixture {
 		{"qwen3moe", synth.Arch{Name: "qwen3moe", HeadDim: 64, Experts: 16, ExpertsUsed: 4, FFExp: 256}, 2, 1e6, true},
 		{"mixtral", synth.Arch{Name: synth.Mixtral, Experts: 8, ExpertsUsed: 2, FFExp: 256}, 2, 1e6, true},
 		{"qwen2moe", synth.Arch{Name: "qwen2moe", Experts: 8, ExpertsUsed: 2, FFExp: 256}, 8, 1e6, true},
+		// gpt-oss: its attention (sinks, q/k/v and output biases, a
+		// window of 8 on the even layers, YaRN over an original context of
+		// 128) and its experts (biases large enough that the clamped
+		// SwiGLU clips, softmax over the chosen logits), 4 of 16 as
+		// gpt-oss-20b's 4 of 32 (with 2 of 8 each routing near-tie swaps
+		// half a token's expert output, which Q8_0's rounding then decides;
+		// and the 0.38 router model, whose popularity keeps routing
+		// decisive: see core/synth/moe.go);
+		// rows of 256 so MXFP4_MOE and Q4_K_M quantize every expert tensor.
+		{"gpt-oss", synth.Arch{Name: synth.GPTOSS, HeadDim: 64, Window: 8, Bias: true, RopeScale: 4, YaRN: true, OrigCtx: 128,
+			Experts: 16, ExpertsUsed: 4, FFExp: 256, RouterReuse: 0.38}, 2, 150000, true},
 	}
 }

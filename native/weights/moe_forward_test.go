@@ -17,6 +17,19 @@ import (
 // synthMoE writes a small qwen3moe file with synth's router locality model.
 func synthMoE(t testing.TB, dir string, experts, used, ffExp int) string {
 	t.Helper()
+	return synthMoEArch(t, dir, ggml.Q8_0, synth.Arch{Name: "qwen3moe", HeadDim: 64, Experts: experts, ExpertsUsed: used, FFExp: ffExp})
+}
+
+// synthGPTOSS writes a small gpt-oss file with MXFP4 weights (its
+// published expert type), sinks, biases, a sliding window and YaRN.
+func synthGPTOSS(t testing.TB, dir string, experts, used, ffExp int) string {
+	t.Helper()
+	return synthMoEArch(t, dir, ggml.MXFP4, synth.Arch{Name: synth.GPTOSS, HeadDim: 64, Window: 8, Bias: true, RopeScale: 4,
+		YaRN: true, OrigCtx: 64, Experts: experts, ExpertsUsed: used, FFExp: ffExp})
+}
+
+func synthMoEArch(t testing.TB, dir string, typ ggml.Type, a synth.Arch) string {
+	t.Helper()
 	p := filepath.Join(dir, "moe.gguf")
 	f, err := os.Create(p)
 	if err != nil {
@@ -24,8 +37,7 @@ func synthMoE(t testing.TB, dir string, experts, used, ffExp int) string {
 	}
 	defer f.Close()
 	c := synth.Config{Embd: 256, Layers: 4, Heads: 4, KVHeads: 2, FF: 256, Ctx: 256, RopeBase: 1e6, Eps: 1e-6,
-		Type: ggml.Q8_0, VocabSize: 2000, Seed: 9, Quantize: kernels.Quantize,
-		Arch: synth.Arch{Name: "qwen3moe", HeadDim: 64, Experts: experts, ExpertsUsed: used, FFExp: ffExp}}
+		Type: typ, VocabSize: 2000, Seed: 9, Quantize: kernels.Quantize, Arch: a}
 	if err := synth.Write(context.Background(), f, c, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +91,19 @@ func generateMoE(t testing.TB, path string, opt Options, n int) ([]int32, [][]fl
 
 // TestMoEBudgetIdentical: budget mode (both streams, several budgets down
 // to the minimum, both expert policies) gives the tokens and logits of
-// resident mode bit for bit on a qwen3moe file, through the real graph
-// (prefill batches touch many experts, generation a few per layer).
+// resident mode bit for bit on a qwen3moe file and a gpt-oss one (MXFP4
+// experts with biases), through the real graph (prefill batches touch many
+// experts, generation a few per layer).
 func TestMoEBudgetIdentical(t *testing.T) {
-	path := synthMoE(t, t.TempDir(), 32, 4, 64)
+	for _, a := range []struct {
+		name  string
+		synth func(testing.TB, string, int, int, int) string
+	}{{"qwen3moe", synthMoE}, {"gpt-oss", synthGPTOSS}} {
+		t.Run(a.name, func(t *testing.T) { moeBudgetIdentical(t, a.synth(t, t.TempDir(), 32, 4, 64)) })
+	}
+}
+
+func moeBudgetIdentical(t *testing.T, path string) {
 	const n = 24
 	want, wantLogits, rst := generateMoE(t, path, Options{Mode: Resident}, n)
 	if rst.ExpertAcquisitions == 0 {
