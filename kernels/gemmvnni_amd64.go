@@ -40,12 +40,15 @@ var avxvnniRows = []archRow{
 }
 
 // vnniGroups is how many token groups the VNNI kernels make of ntok tokens
-// (three at a time, then one group of two or one): each walks all blocks,
-// so n blocks take n·vnniGroups(ntok) block iterations, the prefetch count.
+// (six at a time, then at most one each of three, two, one): each walks all
+// blocks, so n blocks take n·vnniGroups(ntok) block iterations, the
+// prefetch count.
 func vnniGroups(ntok int) int {
-	g := ntok / 3
-	if ntok%3 != 0 {
-		g++
+	g, rest := ntok/6, ntok%6
+	for _, t := range []int{3, 2, 1} {
+		if rest >= t {
+			g, rest = g+1, rest-t
+		}
 	}
 	return g
 }

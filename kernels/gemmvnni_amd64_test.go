@@ -62,7 +62,7 @@ func vnniRivals(t *testing.T) []struct {
 // TestGemmVNNIMatchesRef: every avxvnni packed MatMul output equals its
 // rival's bit for bit (vnniRivals) — packer, prep and kernel together —
 // for row counts around the 16-row tile (masked lanes), widths of 1 to 22
-// super-blocks, batches through the kernels' 3/2/1-token groups, K-ranges
+// super-blocks, batches through the kernels' token groups (6/3/2/1, the K-quants' 3/2/1), K-ranges
 // of the type's kb, 3 and 1 blocks (later ranges continue from y: the
 // kernels' not-first path), 1 and 2 threads (the prefetching kernel runs
 // where a tile's next pack is a whole row), with the extreme scales and
@@ -134,7 +134,7 @@ func TestGemmVNNILanesPastRows(t *testing.T) {
 		}
 		ws, _ := RowSize(c.typ, cols)
 		as, _ := RowSize(ActType(c.typ), cols)
-		for _, ntok := range []int{1, 2, 3, 4, 5, 7} {
+		for _, ntok := range []int{1, 2, 3, 4, 5, 6, 7, 11} {
 			var a []byte
 			if bpb == 1 {
 				a = gemmKActs(r, c.typ, ntok, cols)

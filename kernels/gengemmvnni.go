@@ -48,26 +48,43 @@ func vex(op byte, rm, v, dst int) {
 func dpbusd(rm, v, dst int) { vex(0x50, rm, v, dst) }
 func dpwssd(rm, v, dst int) { vex(0x52, rm, v, dst) }
 
-// Registers (T ≤ 3 tokens): the int32 accumulators of token t are
-// Y(2t) (rows 0..7) and Y(2t+1) (rows 8..15); the second set (super-block
-// sums, or the f32 sums of the 32-element kernel) Y(6+2t), Y(7+2t); Y12,
-// Y13 the weight vectors' halves, Y14 the broadcast activation dword, Y15
-// a scale or temporary.
+// Registers (T ≤ 6 tokens): the int32 accumulators of token t are
+// Y(2t) (rows 0..7) and Y(2t+1) (rows 8..15); Y12, Y13 the weight
+// vectors' halves (or a scale, a sum being finished), Y14 the broadcast
+// activation dword, Y15 a scale or temporary. Everything else lives in the
+// frame: the f32 sums of token t at 64t(SP) (fsum), the K-quant kernels'
+// int32 super-block sums at 384+64t(SP) (isum).
 func acc(t, h int) int { return 2*t + h }
-func sum(t, h int) int { return 6 + 2*t + h }
 
 const (
 	wLo, wHi, bc, tmp = 12, 13, 14, 15
+	maxT              = 6
 )
 
 // tok is token t's activation (or prep) address at byte offset off: DI +
-// t·R9.
+// t·R9 for tokens 0..2, DX + (t−3)·R9 (DX = DI + 3·R9) for tokens 3..5.
 func tok(t, off int) string {
-	return fmt.Sprintf("%d(DI)%s", off, []string{"", "(R9*1)", "(R9*2)"}[t])
+	base := "DI"
+	if t >= 3 {
+		base, t = "DX", t-3
+	}
+	return fmt.Sprintf("%d(%s)%s", off, base, []string{"", "(R9*1)", "(R9*2)"}[t])
 }
 
-// frame is token t's half h of the f32 sums kept in the frame.
-func frame(t, h int) string { return fmt.Sprintf("%d(SP)", 64*t+32*h) }
+// fsum and isum are token t's half h of the f32 and int32 sums in the
+// frame.
+func fsum(t, h int) string { return fmt.Sprintf("%d(SP)", 64*t+32*h) }
+func isum(t, h int) string {
+	if isumRegs {
+		return fmt.Sprintf("Y%d", 6+2*t+h)
+	}
+	return fmt.Sprintf("%d(SP)", 64*maxT+64*t+32*h)
+}
+
+// isumRegs keeps the int32 super-block sums in Y6..Y11 instead of the
+// frame (kernels of at most three tokens at a time: fewer stores, and the
+// K-quant kernels measured faster so).
+var isumRegs bool
 
 // masks sets Y(lo), Y(hi) to the lane masks of rows 0..7, 8..15 from the
 // row bitmask argument.
@@ -104,21 +121,29 @@ func zero(t int) {
 
 // scale multiplies acc(t) by the int32 scales at off(SI) (srad: the high
 // int16 of (sc, sc) pairs, sign-extended; else int32 already) and adds it
-// to sum(t) (sets it when first).
+// to the token's isum (sets it when first).
 func scale(T, off int, srad, first bool) {
 	for h := 0; h < 2; h++ {
+		sc := fmt.Sprintf("%d(SI)", off+32*h)
 		if srad {
-			p("VPSRAD $16, %d(SI), Y%d", off+32*h, tmp)
-		} else {
-			p("VMOVDQU %d(SI), Y%d", off+32*h, tmp)
+			p("VPSRAD $16, %s, Y%d", sc, tmp)
+			sc = fmt.Sprintf("Y%d", tmp)
 		}
 		for t := 0; t < T; t++ {
-			if first {
-				p("VPMULLD Y%d, Y%d, Y%d", tmp, acc(t, h), sum(t, h))
-			} else {
-				p("VPMULLD Y%d, Y%d, Y%d", tmp, acc(t, h), acc(t, h))
-				p("VPADDD Y%d, Y%d, Y%d", acc(t, h), sum(t, h), sum(t, h))
+			a := acc(t, h)
+			if isumRegs && first {
+				p("VPMULLD %s, Y%d, %s", sc, a, isum(t, h))
+				continue
 			}
+			p("VPMULLD %s, Y%d, Y%d", sc, a, a)
+			if isumRegs {
+				p("VPADDD Y%d, %s, %s", a, isum(t, h), isum(t, h))
+				continue
+			}
+			if !first {
+				p("VPADDD %s, Y%d, Y%d", isum(t, h), a, a)
+			}
+			p("VMOVDQU Y%d, %s", a, isum(t, h))
 		}
 	}
 }
@@ -140,29 +165,30 @@ func pairs(T, off int) {
 	}
 }
 
-// finish adds fl(d_w·d_a)·float(sum(t)) to token t's f32 sums in the frame,
-// d_w at doff(SI), d_a at token t's aoff, and when dminoff ≥ 0 subtracts
+// finish adds fl(d_w·d_a)·float(isum) to token t's f32 sums, d_w at
+// doff(SI), d_a at token t's aoff, and when dminoff ≥ 0 subtracts
 // fl(dmin·d_a)·float(acc(t)) (the min sums): the AVX2 and AVX-512 kernels'
 // float steps (each FMA rounds once, whichever operand is the addend).
 func finish(T, doff, dminoff, aoff int) {
 	for h := 0; h < 2; h++ {
-		p("VMOVUPS %d(SI), Y%d", doff+32*h, wLo)
-		if dminoff >= 0 {
-			p("VMOVUPS %d(SI), Y%d", dminoff+32*h, wHi)
-		}
 		for t := 0; t < T; t++ {
-			s := sum(t, h)
 			p("VBROADCASTSS %s, Y%d", tok(t, aoff), bc)
-			p("VMULPS Y%d, Y%d, Y%d", wLo, bc, tmp)
-			p("VCVTDQ2PS Y%d, Y%d", s, s)
-			p("VFMADD213PS %s, Y%d, Y%d", frame(t, h), tmp, s)
+			p("VMULPS %d(SI), Y%d, Y%d", doff+32*h, bc, tmp)
+			f := fmt.Sprintf("Y%d", wLo)
+			if isumRegs {
+				f = isum(t, h)
+			} else {
+				p("VMOVDQU %s, %s", isum(t, h), f)
+			}
+			p("VCVTDQ2PS %s, %s", f, f)
+			p("VFMADD213PS %s, Y%d, %s", fsum(t, h), tmp, f)
 			if dminoff >= 0 {
 				a := acc(t, h)
-				p("VMULPS Y%d, Y%d, Y%d", wHi, bc, tmp)
+				p("VMULPS %d(SI), Y%d, Y%d", dminoff+32*h, bc, tmp)
 				p("VCVTDQ2PS Y%d, Y%d", a, a)
-				p("VFNMADD231PS Y%d, Y%d, Y%d", tmp, a, s)
+				p("VFNMADD231PS Y%d, Y%d, %s", tmp, a, f)
 			}
-			p("VMOVUPS Y%d, %s", s, frame(t, h))
+			p("VMOVUPS %s, %s", f, fsum(t, h))
 		}
 	}
 }
@@ -187,7 +213,13 @@ func q6k(T int) {
 	for t := 0; t < T; t++ {
 		for h := 0; h < 2; h++ {
 			p("VPSLLD $5, Y%d, Y%d", acc(t, h), acc(t, h))
-			p("VPSUBD Y%d, Y%d, Y%d", acc(t, h), sum(t, h), sum(t, h))
+			if isumRegs {
+				p("VPSUBD Y%d, %s, %s", acc(t, h), isum(t, h), isum(t, h))
+				continue
+			}
+			p("VMOVDQU %s, Y%d", isum(t, h), wLo)
+			p("VPSUBD Y%d, Y%d, Y%d", acc(t, h), wLo, wLo)
+			p("VMOVDQU Y%d, %s", wLo, isum(t, h))
 		}
 	}
 	finish(T, 5632, -1, 0)
@@ -219,19 +251,29 @@ func iq4xs(T int) {
 // kind is one kernel: its body per block (T tokens), packed bytes and
 // activation (or prep) bytes per block, and whether it prefetches.
 type kind struct {
-	name, doc      string
-	blockB, actB   int
-	prepByToken    bool // DI walks a token-major prep (a unused)
-	pf             bool
-	body           func(T int)
-	faccInRegister bool // the 32-element kernel: f32 sums in sum(t)
+	name, doc    string
+	blockB, actB int
+	prepByToken  bool // DI walks a token-major prep (a unused)
+	pf           bool
+	body         func(T int)
+	groups       []int // token counts per step, largest first
+	isumRegs     bool  // int32 sums in registers for groups of ≤ 3 tokens
 }
 
-var groups = []int{3, 2, 1}
+// The token counts the kernels step by, largest first: the prefetching
+// kernels' are counted by gemmvnni_amd64.go's vnniGroups. The K-quant
+// kernels take three (their int32 sums in registers): six, with the sums in
+// the frame, measured 0.93–1.39× avx2 against three's 1.04–1.40× on Zen 5
+// (BenchmarkGemmVNNIAlt, a loaded machine).
+var (
+	groups6 = []int{6, 3, 2, 1}
+	groups3 = []int{3, 2, 1}
+)
 
-// pf3 prefetches three lines from R8 and advances it by R10 (none when R10
-// is zero).
+// pf3 prefetches three lines from R8 and advances it by pfstep (none when
+// pfstep is zero).
 func pf3(l string) {
+	p("MOVQ pfstep+96(FP), R10")
 	p("TESTQ R10, R10")
 	p("JZ %s", l)
 	p("PREFETCHT0 (R8)")
@@ -257,8 +299,10 @@ func q40(T int) {
 			p("VMULPS %d(SI), Y%d, Y%d", 512+32*h, a, a)
 		}
 		p("VBROADCASTSS %d(R11), Y%d", 8*t+4, bc)
-		p("VFMADD231PS Y%d, Y%d, Y%d", bc, acc(t, 0), sum(t, 0))
-		p("VFMADD231PS Y%d, Y%d, Y%d", bc, acc(t, 1), sum(t, 1))
+		for h := 0; h < 2; h++ {
+			p("VFMADD213PS %s, Y%d, Y%d", fsum(t, h), bc, acc(t, h))
+			p("VMOVUPS Y%d, %s", acc(t, h), fsum(t, h))
+		}
 	}
 }
 
@@ -274,11 +318,9 @@ func kernel(k kind) {
 	for _, l := range bytes.Split([]byte(k.doc), []byte("\n")) {
 		fmt.Fprintf(&out, "// %s\n", l)
 	}
-	frameB := 0
-	if !k.faccInRegister {
-		frameB = 64 * groups[0]
-	}
-	fmt.Fprintf(&out, "TEXT ·%s(SB), NOSPLIT, $%d-%d\n", n, frameB, argB)
+	// Not NOSPLIT: the frame (f32 and int32 sums of six tokens) is too
+	// close to the linker's nosplit limit.
+	fmt.Fprintf(&out, "TEXT ·%s(SB), 0, $%d-%d\n", n, 2*64*maxT, argB)
 	if k.prepByToken {
 		p("MOVQ prep+32(FP), R12")
 		p("MOVQ pstride+40(FP), R9")
@@ -292,9 +334,10 @@ func kernel(k kind) {
 	p("MOVQ ntok+64(FP), AX")
 	if k.pf {
 		p("MOVQ pf+88(FP), R8")
-		p("MOVQ pfstep+96(FP), R10")
 	}
+	groups := k.groups
 	for i, T := range groups {
+		isumRegs = k.isumRegs && T <= 3
 		pre := fmt.Sprintf("%s_%d", n, T)
 		next := n + "_done"
 		if i+1 < len(groups) {
@@ -303,7 +346,7 @@ func kernel(k kind) {
 		label(pre)
 		p("CMPQ AX, $%d", T)
 		p("JLT %s", next)
-		// Load (masked: lanes ≥ nr read as zero) or zero the f32 sums.
+		// The f32 sums: y's (masked: lanes ≥ nr read as zero), or zero.
 		p("MOVQ first+80(FP), DX")
 		p("TESTQ DX, DX")
 		p("JNZ %s_zero", pre)
@@ -314,26 +357,26 @@ func kernel(k kind) {
 				p("ADDQ BX, DX")
 			}
 			for h := 0; h < 2; h++ {
-				p("VMASKMOVPS %d(DX), Y%d, Y%d", 32*h, []int{wLo, wHi}[h], sum(t, h))
-				if !k.faccInRegister {
-					p("VMOVUPS Y%d, %s", sum(t, h), frame(t, h))
-				}
+				p("VMASKMOVPS %d(DX), Y%d, Y%d", 32*h, []int{wLo, wHi}[h], bc)
+				p("VMOVUPS Y%d, %s", bc, fsum(t, h))
 			}
 		}
 		p("JMP %s_start", pre)
 		label(pre + "_zero")
+		p("VXORPS Y%d, Y%d, Y%d", bc, bc, bc)
 		for t := 0; t < T; t++ {
 			for h := 0; h < 2; h++ {
-				p("VXORPS Y%d, Y%d, Y%d", sum(t, h), sum(t, h), sum(t, h))
-				if !k.faccInRegister {
-					p("VMOVUPS Y%d, %s", sum(t, h), frame(t, h))
-				}
+				p("VMOVUPS Y%d, %s", bc, fsum(t, h))
 			}
 		}
 		label(pre + "_start")
 		p("MOVQ nblk+0(FP), CX")
 		p("MOVQ pw+8(FP), SI")
 		p("MOVQ R12, DI")
+		if T > 3 {
+			p("LEAQ (R12)(R9*2), DX")
+			p("ADDQ R9, DX")
+		}
 		if !k.prepByToken {
 			p("MOVQ R13, R11")
 		}
@@ -346,6 +389,9 @@ func kernel(k kind) {
 		k.body(T)
 		p("ADDQ $%d, SI", k.blockB)
 		p("ADDQ $%d, DI", k.actB)
+		if T > 3 {
+			p("ADDQ $%d, DX", k.actB)
+		}
 		if !k.prepByToken {
 			p("ADDQ pstride+40(FP), R11")
 		}
@@ -359,20 +405,19 @@ func kernel(k kind) {
 				p("ADDQ BX, DX")
 			}
 			for h := 0; h < 2; h++ {
-				s := sum(t, h)
-				if !k.faccInRegister {
-					s = bc
-					p("VMOVUPS %s, Y%d", frame(t, h), s)
-				}
-				p("VMASKMOVPS Y%d, Y%d, %d(DX)", s, []int{wLo, wHi}[h], 32*h)
+				p("VMOVUPS %s, Y%d", fsum(t, h), bc)
+				p("VMASKMOVPS Y%d, Y%d, %d(DX)", bc, []int{wLo, wHi}[h], 32*h)
 			}
 		}
 		p("LEAQ (DX)(BX*1), R14")
 		switch T {
 		case 1:
 			p("ADDQ R9, R12")
-		case 3:
+		case 3, 6:
 			p("LEAQ (R9)(R9*2), DX")
+			if T == 6 {
+				p("ADDQ DX, DX")
+			}
 			p("ADDQ DX, R12")
 		default:
 			p("LEAQ (R12)(R9*%d), R12", T)
@@ -392,7 +437,8 @@ const kdoc = `The gemmKernel contract for the %s super-block layout (prep unused
 bit-identical to %s: the same exact int32 sums (VPDPBUSD of the
 unsigned quants with the signed activation bytes cannot overflow: each
 sub-block's sum is below 2^16 in magnitude) and the same float steps.
-Three tokens at a time (f32 sums in the frame), then two, then one.`
+Three tokens at a time (int32 sums in Y6..Y11, f32 sums in the frame),
+then two, then one.`
 
 func main() {
 	out.WriteString(`// Code generated by gengemmvnni.go; DO NOT EDIT.
@@ -432,25 +478,25 @@ GLOBL vnniBits<>(SB), RODATA|NOPTR, $64
 with off 8, Q8_0 with off 128), bit-identical to it for Q4_0: the
 accumulator starts at the prep's −off·Σa and VPDPBUSD adds Σ w·a exactly
 (|w·a| ≤ 255·128 per product, 32 per block), then the same float steps.
-Three tokens at a time (f32 sums in Y6..Y11), then two, then one.
+Six tokens at a time, then three, two, one.
 Prefetches three lines from pf on at every block iteration, advancing by
 pfstep (0: none).`,
-		blockB: 576, actB: 34, pf: true, body: q40, faccInRegister: true,
+		blockB: 576, actB: 34, pf: true, body: q40, groups: groups6,
 	})
 	kernel(kind{name: "gemmKernelQ4KVNNI", doc: fmt.Sprintf(kdoc, "Q4_K (and Q5_K)", "gemmKernelQ4KAVX512"),
-		blockB: 5248, actB: 292, body: q4k})
+		blockB: 5248, actB: 292, body: q4k, groups: groups3, isumRegs: true})
 	kernel(kind{name: "gemmKernelQ6KVNNI", doc: fmt.Sprintf(kdoc, "Q6_K (and Q3_K)", "gemmKernelQ6KAVX512"),
-		blockB: 5696, actB: 292, body: q6k})
+		blockB: 5696, actB: 292, body: q6k, groups: groups3, isumRegs: true})
 	kernel(kind{name: "gemmKernelQ2KVNNI", doc: fmt.Sprintf(kdoc, "Q2_K", "gemmKernelQ2KAVX512"),
-		blockB: 5760, actB: 292, body: q2k})
+		blockB: 5760, actB: 292, body: q2k, groups: groups3, isumRegs: true})
 	kernel(kind{
 		name: "gemmKernelIQ4XS8VNNI",
 		doc: `gemmKernelIQ4XS8AVX512's contract (token t's prep block i at prep +
 t·pstride + 296·i, a unused), bit-identical to it (same int32 sums, same
-float steps). Three tokens at a time, then two, then one. Prefetches
+float steps). Six tokens at a time, then three, two, one. Prefetches
 three lines from pf on at every super-block iteration, advancing by
 pfstep (0: none).`,
-		blockB: 4672, actB: 296, prepByToken: true, pf: true, body: iq4xs,
+		blockB: 4672, actB: 296, prepByToken: true, pf: true, body: iq4xs, groups: groups6, isumRegs: true,
 	})
 	if err := os.WriteFile("gemmvnni_amd64.s", out.Bytes(), 0o644); err != nil {
 		panic(err)
