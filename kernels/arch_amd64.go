@@ -11,7 +11,8 @@ import (
 // needs FMA3 and F16C too (every AVX2 CPU we target has them, but the check
 // keeps a VM that masks them from faulting). The avx512 path is derived from
 // avx2: it only replaces the routines where it measured faster on Zen 5 and
-// keeps the AVX2 ones otherwise.
+// keeps the AVX2 ones otherwise. The avxvnni path is avx2 with byte-product
+// (VPDPBUSD) packed MatMuls, for CPUs with AVX-VNNI and no AVX-512.
 func archImpls(scalar *Impl) []*Impl {
 	c := &cpuid.CPU
 	if !c.Supports(cpuid.AVX2, cpuid.FMA3, cpuid.F16C) {
@@ -19,6 +20,11 @@ func archImpls(scalar *Impl) []*Impl {
 	}
 	avx2 := derive(scalar, "avx2", avx2Rows, avx2Ops)
 	out := []*Impl{avx2}
+	// avxvnni (gemmvnni_amd64.go) ranks above avx2 and below avx512, so it
+	// is the default only where AVX-512 is absent (Alder Lake and later).
+	if c.Supports(cpuid.AVXVNNI) {
+		out = append([]*Impl{derive(avx2, "avxvnni", avxvnniRows, nil)}, out...)
+	}
 	if c.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL, cpuid.AVX512VNNI) {
 		out = append([]*Impl{derive(avx2, "avx512", avx512Rows, avx512Ops)}, out...)
 	}

@@ -12,7 +12,7 @@ const EnvVar = "MEMVANTA_KERNELS"
 
 // knownNames are every path name any build can have, so ByName can tell
 // "unsupported here" from "misspelt".
-var knownNames = []string{"scalar", "avx2", "avx512", "neon"}
+var knownNames = []string{"scalar", "avx2", "avxvnni", "avx512", "neon"}
 
 // The dispatch table is built once and never changes afterwards: it is the
 // package's only global state.

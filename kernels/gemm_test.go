@@ -221,8 +221,9 @@ func TestMatMulPacked(t *testing.T) {
 // its IQ4_NL nibble-split), and neon with ASIMDDP (added by
 // extra_arm64_test.go).
 var packedAt = map[string][]ggml.Type{
-	"avx512": {ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL},
-	"avx2":   {ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL},
+	"avx512":  {ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL},
+	"avx2":    {ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL},
+	"avxvnni": {ggml.Q4_0, ggml.Q8_0, ggml.IQ4_NL},
 }
 
 // MatMul takes the packed path exactly when the path has one and the batch

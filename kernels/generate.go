@@ -12,3 +12,4 @@ package kernels
 //go:generate go run gengemmq8i16.go
 //go:generate go run gengemmkneon.go
 //go:generate go run gengemmiq4xs8.go
+//go:generate go run gengemmvnni.go

@@ -92,7 +92,8 @@ vname = lambda rk: "/".join(sorted(variants.get(rk, []))) or "?"
 for kp in kps:
     rk = refkind(kp)
     print(f"### Kernel path: {kp}\n")
-    print(f"llama.cpp: {'its AVX2 variants only' if rk == 'avx2' else 'its default pick'} (loaded libggml-cpu-{vname(rk)}).\n")
+    rdesc = {"avx2": "its AVX2 variants only", "avxvnni": "its variants up to alderlake (AVX2 + AVX-VNNI) only"}.get(rk, "its default pick")
+    print(f"llama.cpp: {rdesc} (loaded libggml-cpu-{vname(rk)}).\n")
     print(f"| file | test | memvanta ({kp}) | llama.cpp ({vname(rk)}) | ratio | target | met |")
     print("|---|---|---|---|---|---|---|")
     for ty in order:
@@ -116,6 +117,8 @@ for kp in kps:
              rtgd is not None and rtg is not None and rtgd >= rtg),
             (ppd, fmt(mvd.get(ppd) if mvd else None), fmt(rfd.get(ppd) if rfd else None), rppd, "(reported)", None),
         ]
+        if not mvd:
+            rows = rows[:3]  # -d 0: no depth tests
         for test, a, b, r, target, met in rows:
             rs = f"**{r:.2f}×**" if r is not None else "—"
             ms = "—" if met is None else ("met" if met else "**not met**")
@@ -131,6 +134,18 @@ print()
 if cross:
     print(f"Against llama.cpp's default pick (libggml-cpu-{vname('default')}) instead, not a target: " + "; ".join(
         f"{kp} {ty} pp{P} " + (f"{a:.2f}×" if a else "—") + f", tg{N} " + (f"{b:.2f}×" if b else "—") for kp, ty, a, b in cross) + "\n")
+
+# Path against path (memvanta's avxvnni over its avx2, same run).
+for kp in kps:
+    if kp == "avx2":
+        continue
+    rs = []
+    for ty in order:
+        a, b = best.get(("d0", ty, "memvanta", kp)), best.get(("d0", ty, "memvanta", "avx2"))
+        if a and b:
+            rs.append(f"{ty} " + ", ".join(f"{t} {a[t][0] / b[t][0]:.2f}×" for t in (pp, tg) if t in a and t in b and b[t][0] > 0))
+    if rs:
+        print(f"memvanta {kp} over avx2 (same run): " + "; ".join(rs) + "\n")
 
 big = [ty for ty in order if any(k == "big" and t == ty for (k, t, _, _) in best)]
 if big:

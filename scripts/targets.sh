@@ -15,6 +15,8 @@
 # never reuses a stale file. --prepare only makes the files (do it ahead of
 # a timed run: the first one takes minutes of synth and quantization).
 #
+# -d 0 leaves out the depth tests. -k avxvnni (with avx2, on an AVX-512
+# machine) adds llama.cpp restricted to its variants up to alderlake.
 # Per file and round (-R rounds), alternating the engines (memvanta first in
 # odd rounds, llama.cpp first in even ones), each a separate process under
 # /usr/bin/time -v, every memvanta process once per kernel path of -k
@@ -82,7 +84,7 @@ done
 for v in rounds reps dreps p n depth threads n7; do
     [[ ${!v} =~ ^[0-9]+$ ]] || die "-$v ${!v}: want a non-negative integer"
 done
-[ "$rounds" -ge 1 ] && [ "$reps" -ge 1 ] && [ "$dreps" -ge 1 ] && [ "$depth" -ge 1 ] || die "-R, -r, -rd and -d must be >= 1"
+[ "$rounds" -ge 1 ] && [ "$reps" -ge 1 ] && [ "$dreps" -ge 1 ] || die "-R, -r and -rd must be >= 1"
 [ -n "${MEMVANTA_QUANTIZE:-}" ] && [ -x "$MEMVANTA_QUANTIZE" ] || die "MEMVANTA_QUANTIZE must name llama.cpp's quantize binary (see TEAM.md / scripts/llama-tools.sh)"
 [ -n "${MEMVANTA_LIBLLAMA:-}" ] && [ -f "$MEMVANTA_LIBLLAMA" ] || die "MEMVANTA_LIBLLAMA must name libllama.so"
 [ -f "$ref/ref.mjs" ] && [ -d "$ref/node_modules" ] || die "MEMVANTA_REF=$ref: no ref.mjs with node_modules"
@@ -117,7 +119,32 @@ if [[ ",${kernels}," == *,avx2,* ]] && grep -qw avx512f /proc/cpuinfo; then
     [ -f "$refavx2/$bins/libggml-cpu-haswell.so" ] || die "$refavx2: no libggml-cpu-haswell.so to compare the avx2 path against"
     reflist+=(avx2)
 fi
-refdir() { if [ "$1" = avx2 ]; then echo "$refavx2"; else echo "$ref"; fi; }
+# memvanta's avxvnni path (AVX2 + AVX-VNNI, for Alder Lake and later) is
+# compared against llama.cpp restricted the same way to its variants up to
+# alderlake (AVX2 + AVX-VNNI), which then loads alderlake.
+if [[ ",${kernels}," == *,avxvnni,* ]] && grep -qw avx512f /proc/cpuinfo; then
+    refvnni=$cache/ref-alderlake
+    bins=node_modules/@node-llama-cpp/linux-x64/bins/linux-x64
+    if [ ! -f "$refvnni/ref.mjs" ] || [ "$ref/ref.mjs" -nt "$refvnni/ref.mjs" ]; then
+        rm -rf "$refvnni"
+        cp -al "$ref" "$refvnni" 2>/dev/null || cp -a "$ref" "$refvnni"
+    fi
+    for lib in "$refvnni/$bins"/libggml-cpu-*.so; do
+        case ${lib##*/libggml-cpu-} in
+        x64.so | sse42.so | sandybridge.so | ivybridge.so | piledriver.so | haswell.so | alderlake.so) ;;
+        *) rm -f "$lib" ;;
+        esac
+    done
+    [ -f "$refvnni/$bins/libggml-cpu-alderlake.so" ] || die "$refvnni: no libggml-cpu-alderlake.so to compare the avxvnni path against"
+    reflist+=(avxvnni)
+fi
+refdir() {
+    case $1 in
+    avx2) echo "$refavx2" ;;
+    avxvnni) echo "$refvnni" ;;
+    *) echo "$ref" ;;
+    esac
+}
 t0=$(date +%s)
 log() { printf '[%s +%ds] %s\n' "$(date +%H:%M:%S)" $(($(date +%s) - t0)) "$*" >&2; }
 
@@ -198,7 +225,9 @@ if [ "$prepare" = 1 ]; then
     printf '%s\n' "${files[@]}" "${big_files[@]}"
     exit 0
 fi
-total_n=$((${#files[@]} * rounds * (2 * ${#klist[@]} + 2 * ${#reflist[@]}) + ${#big_files[@]} * rounds * (2 * ${#klist[@]} + ${#reflist[@]})))
+per=2
+[ "$depth" -gt 0 ] || per=1
+total_n=$((${#files[@]} * rounds * (per * ${#klist[@]} + per * ${#reflist[@]}) + ${#big_files[@]} * rounds * (2 * ${#klist[@]} + ${#reflist[@]})))
 tmeas=$(date +%s)
 log "files ready; measuring (${#files[@]} files x $rounds rounds x ${#klist[@]} kernel path(s), -r $reps)"
 
@@ -221,6 +250,7 @@ for f in "${files[@]}"; do
             for kp in "${klist[@]}"; do
                 mvrun "$ty-r$r-mv-$kp-d0" "$kp" -m "$f" -p "$p" -n "$n" -r "$reps"
                 printf 'd0\t%s\t%s\tmemvanta\t%s\t%s\n' "$ty" "$r" "$kp" "$ty-r$r-mv-$kp-d0" >>"$runs/index.tsv"
+                [ "$depth" -gt 0 ] || continue
                 mvrun "$ty-r$r-mv-$kp-d$depth" "$kp" -m "$f" -p "$p" -n "$n" -d "$depth" -r "$dreps"
                 printf 'depth\t%s\t%s\tmemvanta\t%s\t%s\n' "$ty" "$r" "$kp" "$ty-r$r-mv-$kp-d$depth" >>"$runs/index.tsv"
             done
@@ -229,6 +259,7 @@ for f in "${files[@]}"; do
             for rk in "${reflist[@]}"; do
                 refrun "$ty-r$r-ref-$rk-d0" "$rk" bench "$f" -p "$p" -n "$n" --reps "$reps" --threads "$threads"
                 printf 'd0\t%s\t%s\tllama.cpp\t%s\t%s\n' "$ty" "$r" "$rk" "$ty-r$r-ref-$rk-d0" >>"$runs/index.tsv"
+                [ "$depth" -gt 0 ] || continue
                 run "$ty-r$r-ref-$rk-d$depth" default node "$root/scripts/ref-bench.mjs" "$(refdir "$rk")" "$f" -p "$p" -n "$n" -d "$depth" -r "$dreps" -t "$threads"
                 printf 'depth\t%s\t%s\tllama.cpp\t%s\t%s\n' "$ty" "$r" "$rk" "$ty-r$r-ref-$rk-d$depth" >>"$runs/index.tsv"
             done
