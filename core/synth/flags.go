@@ -28,6 +28,7 @@ type Flags struct {
 	RopeScale                                   *float64
 	RopeFreqs, NoLongRope, FusedQKV, Bias, Tied *bool
 	Experts, ExpertsUsed, FFExp                 *int
+	Pooling                                     *string
 }
 
 // RegisterFlags defines the shape flags on fs.
@@ -66,6 +67,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		Tied:          fs.Bool("tied", false, "no output.weight: logits reuse token_embd (always for gemma2)"),
 		Experts:       fs.Int("experts", 0, "qwen3moe, qwen2moe, mixtral: experts per layer (expert_count)"),
 		ExpertsUsed:   fs.Int("experts-used", 0, "qwen3moe, qwen2moe, mixtral: experts each token runs (expert_used_count)"),
+		Pooling:       fs.String("pooling", "", "embedding models: write pooling_type (none, mean, cls, last, rank; empty = not written)"),
 		FFExp:         fs.Int("ff-exp", 0, "qwen3moe, qwen2moe, mixtral: one expert's feed-forward length (0 = ff/experts-used; mixtral: ff)"),
 	}
 }
@@ -87,6 +89,7 @@ func (f *Flags) Config() (Config, error) {
 		Arch: Arch{Name: *f.Arch, HeadDim: *f.HeadDim, Rot: *f.Rot, Window: *f.Window, WindowPattern: *f.WindowPattern,
 			RopeBaseSWA: float32(*f.RopeBaseSWA), AttnSoftcap: float32(*f.AttnSoftcap), FinalSoftcap: float32(*f.FinalSoftcap),
 			RopeScale: float32(*f.RopeScale), RopeFreqs: *f.RopeFreqs, OrigCtx: *f.OrigCtx, NoLongRope: *f.NoLongRope,
-			FusedQKV: *f.FusedQKV, Bias: *f.Bias, Tied: *f.Tied, Experts: *f.Experts, ExpertsUsed: *f.ExpertsUsed, FFExp: *f.FFExp},
+			FusedQKV: *f.FusedQKV, Bias: *f.Bias, Tied: *f.Tied, Experts: *f.Experts, ExpertsUsed: *f.ExpertsUsed, FFExp: *f.FFExp,
+			Pooling: *f.Pooling},
 	}, nil
 }

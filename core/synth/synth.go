@@ -110,6 +110,9 @@ type Arch struct {
 	Experts     int `json:"experts,omitempty"`
 	ExpertsUsed int `json:"experts_used,omitempty"`
 	FFExp       int `json:"ff_exp,omitempty"`
+	// Pooling writes {arch}.pooling_type (none, mean, cls, last, rank) as
+	// embedding models carry it (Qwen3-Embedding: last); "" writes nothing.
+	Pooling string `json:"pooling,omitempty"`
 }
 
 // Mixtral is the Arch.Name that writes a llama file with experts.
@@ -285,6 +288,8 @@ func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
 		return fmt.Errorf("synth: expert feed-forward length %d must be positive", ac.NFFExp)
 	case a.FFExp < 0:
 		return fmt.Errorf("synth: --ff-exp must be >= 0")
+	case a.Pooling != "" && !validPooling(a.Pooling):
+		return fmt.Errorf("synth: --pooling %q: want none, mean, cls, last or rank", a.Pooling)
 	case name == "qwen2moe" && ac.QDim() != ac.NEmbd:
 		return fmt.Errorf("synth: qwen2moe's query width is n_embd (head dim %d × %d heads != %d)", ac.HeadDim, ac.NHead, ac.NEmbd)
 	}
@@ -500,6 +505,10 @@ func (a Arch) metadata(name string, ctx int, ac arch.Config) []struct {
 			put("expert_shared_feed_forward_length", uint32(ac.NFFShexp))
 		}
 	}
+	if a.Pooling != "" {
+		p, _ := arch.ParsePooling(a.Pooling) // checked by validate
+		put("pooling_type", uint32(p))
+	}
 	if ac.RopeFactors {
 		orig := a.origCtx(ctx)
 		put("rope.scaling.original_context_length", uint32(orig))
@@ -512,6 +521,11 @@ func (a Arch) metadata(name string, ctx int, ac arch.Config) []struct {
 		put("rope.scaling.attn_factor", f)
 	}
 	return kv
+}
+
+func validPooling(s string) bool {
+	_, err := arch.ParsePooling(s)
+	return err == nil
 }
 
 func (a Arch) origCtx(ctx int) int {
