@@ -97,6 +97,7 @@ type slot struct {
 	gen     []int32
 	counts  map[int32]int
 	usage   Usage
+	embd    []float32 // an Embed request's vector, filled by its last prompt step
 }
 
 // New makes an engine with opt.Slots sequences over st.
@@ -130,6 +131,10 @@ func (e *Engine) SlotCtx() int { return e.slots[0].seq.Cap() }
 // Submit queues a request. The request ends when ctx is cancelled (the
 // slot is freed before the next step); its output is read from the Handle.
 func (e *Engine) Submit(ctx context.Context, r Request) (*Handle, error) {
+	r, err := e.checkEmbed(r)
+	if err != nil {
+		return nil, err
+	}
 	if err := r.Validate(e.st.NVocab()); err != nil {
 		return nil, err
 	}
@@ -297,6 +302,9 @@ func (e *Engine) Step(ctx context.Context) bool {
 			w.Tokens = s.pending[:n]
 			if n == len(s.pending) {
 				w.Logits = s.logits
+				if s.j.req.Embed {
+					w.Logits, w.Embd = nil, e.embdBuf(s)
+				}
 			}
 		} else {
 			w.Tokens = []int32{s.next}
@@ -333,6 +341,10 @@ func (e *Engine) Step(ctx context.Context) bool {
 		if len(s.pending) > 0 {
 			prompt += int64(len(w.Tokens))
 			s.pending = s.pending[len(w.Tokens):]
+		}
+		if w.Embd != nil {
+			e.finish(s, CauseEmbedded, nil)
+			continue
 		}
 		if w.Logits != nil {
 			gen++
@@ -594,6 +606,7 @@ const (
 	CauseEnded      = "ended"       // Handle.End
 	CauseMaxTokens  = "max-tokens"  // Request.MaxTokens generated
 	CauseContext    = "context"     // the slot's context is full
+	CauseEmbedded   = "embedded"    // an Embed request's vector is ready
 	causeCancelled  = "cancelled"
 	causeError      = "error"
 )
@@ -602,7 +615,7 @@ const (
 // Stats.Finished (OpenAI's finish_reason values).
 func finishReason(cause string) string {
 	switch cause {
-	case CauseEOG, CauseStopString, CauseEnded:
+	case CauseEOG, CauseStopString, CauseEnded, CauseEmbedded:
 		return "stop"
 	case CauseMaxTokens, CauseContext:
 		return "length"
@@ -627,7 +640,11 @@ func (e *Engine) finish(s *slot, cause string, err error) {
 	ev := Event{Done: true, Usage: s.usage, Err: err}
 	if err == nil {
 		ev.Finish, ev.Cause = reason, cause
+		if cause == CauseEmbedded {
+			ev.Embedding = s.embd
+		}
 	}
+	s.embd = nil
 	s.j.h.push(ev)
 	s.j = nil
 	s.pending = nil

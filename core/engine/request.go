@@ -40,6 +40,10 @@ type Request struct {
 	// otherwise dropped from text): the markers a tool-call parser reads,
 	// such as Mistral's [TOOL_CALLS] (llama.cpp's preserved_tokens).
 	Keep []int32
+	// Embed computes the prompt's last-token embedding instead of
+	// generating: the request ends after its prompt with the vector in the
+	// Done event's Embedding (the Stepper must implement Embedder).
+	Embed bool
 }
 
 // Validate checks the request against a vocabulary of nVocab tokens.
@@ -100,6 +104,9 @@ type Event struct {
 	Cause  string // when Done and Err is nil, what ended it, finer than Finish: a Cause* constant
 	Err    error  // when Done: cancellation, shutdown or a model failure
 	Usage  Usage  // when Done
+	// Embedding is an Embed request's output-normed last-token state
+	// (not normalised), when Done and Err is nil.
+	Embedding []float32
 }
 
 // Handle is a submitted request's output stream. Events accumulate without

@@ -23,10 +23,13 @@ func (m *Model) Embed(ctx context.Context, tokens []int32, p arch.Pooling) ([]fl
 	if _, err := m.Forward(ctx, tokens); err != nil {
 		return nil, err
 	}
-	out := make([]float32, m.Cfg.NEmbd)
-	copy(out, m.xn[:m.Cfg.NEmbd]) // the last batch's last row, normed by batch()
-	return out, nil
+	return append([]float32(nil), m.Hidden()...), nil
 }
+
+// Hidden is the output-normed hidden state of the last token of the
+// latest Forward (what last-token pooling returns), valid until the next
+// forward pass.
+func (m *Model) Hidden() []float32 { return m.xn[:m.Cfg.NEmbd] }
 
 // Normalize scales v to unit Euclidean length in place, as llama.cpp's
 // common_embd_normalize does with its default (embd_normalize = 2), with
