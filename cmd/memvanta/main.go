@@ -26,6 +26,7 @@ func commands() []command {
 		{"serve", "serve an OpenAI-compatible HTTP API with continuous batching", runServe},
 		{"bench-serve", "measure serve under K concurrent streaming clients (aggregate tok/s, TTFT, RSS)", runBenchServe},
 		{"bench", "measure prompt and generation throughput and peak RSS (like llama-bench)", runBench},
+		{"embed", "print the embedding of a text (like llama-embedding)", runEmbed},
 		{"tokenize", "print the token ids of a text (like llama-tokenize)", runTokenize},
 		{"detokenize", "print the text of token ids", runDetokenize},
 		{"pull", "download a GGUF model from the Hugging Face Hub (hf.co/OWNER/REPO[:QUANT])", runPull},

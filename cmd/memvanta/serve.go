@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memvanta/memvanta/core/arch"
 	"github.com/memvanta/memvanta/core/chat"
 	"github.com/memvanta/memvanta/core/engine"
 	"github.com/memvanta/memvanta/native/serve"
@@ -26,6 +27,8 @@ type serveFlags struct {
 	stepTokens                    int
 	timeout, drain                int
 	maxBody                       int
+	embeddings                    bool
+	pooling                       string
 }
 
 func (f *serveFlags) register(c *cli) {
@@ -43,6 +46,8 @@ func (f *serveFlags) register(c *cli) {
 	c.intVar(&f.drain, "drain-timeout", "SECONDS", 30, "on SIGTERM/Ctrl-C, how long in-flight requests may take to finish")
 	c.intVar(&f.maxBody, "max-body", "BYTES", 4<<20, "largest request body accepted")
 	c.stringVar(&f.reasoningFormat, "reasoning-format", "FORMAT", "auto", "where a reasoning model's <think> thoughts go: none (left in content), deepseek (message.reasoning_content), auto (deepseek when the chat template writes <think>); requests may override with reasoning_format")
+	c.boolVar(&f.embeddings, "embedding|embeddings", "accepted for llama-server command lines: /v1/embeddings answers whenever the model pools (pooling_type or --pooling)")
+	c.stringVar(&f.pooling, "pooling", "TYPE", "", "pooling for /v1/embeddings when the file names none, or to override it: last (decoder embedding models)")
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -58,6 +63,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	mf.register(c, "total context in tokens, divided among the -np slots (0 = the model's training context)")
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
+	}
+	if f.pooling != "" {
+		if _, err := arch.ParsePooling(f.pooling); err != nil {
+			return c.usageErr(stderr, "--%v", err)
+		}
 	}
 	if err := mf.validate(); err != nil {
 		return c.usageErr(stderr, "%v", err)
@@ -137,6 +147,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if f.stepTokens == 0 {
 		f.stepTokens = mf.batch
 	}
+	pool, pooled, err := arch.PoolingOf(l.rt.File())
+	if err != nil {
+		hs.Close()
+		return fail("%v", err)
+	}
+	if f.pooling != "" {
+		pooled = true
+		if pool, err = arch.ParsePooling(f.pooling); err != nil { // checked with the flags
+			hs.Close()
+			return fail("--%v", err)
+		}
+	}
+	if f.embeddings && (!pooled || pool != arch.PoolLast) {
+		fmt.Fprintf(stderr, "memvanta serve: warning: --embeddings: this build serves last-token pooled embeddings only (the model pools %v); /v1/embeddings will refuse requests\n", pool)
+	}
 	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk, StepTokens: f.stepTokens})
 	if err != nil {
 		hs.Close()
@@ -145,7 +170,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	engCtx, stopEngine := context.WithCancel(context.Background())
 	engDone := make(chan struct{})
 	go func() { _ = eng.Run(engCtx); close(engDone) }()
-	srv.Ready(&serve.Backend{Engine: eng, Tokenizer: tok, Template: tmpl, NCtx: perSlot})
+	srv.Ready(&serve.Backend{Engine: eng, Tokenizer: tok, Template: tmpl, NCtx: perSlot, Embeddings: pooled && pool == arch.PoolLast})
 	fmt.Fprintf(stderr, "memvanta serve: model %q ready: %d slots x %d tokens, template %s, kernels %s\n",
 		id, f.slots, perSlot, tmpl.Name(), l.m.Kernels().Name)
 

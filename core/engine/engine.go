@@ -110,8 +110,9 @@ type slot struct {
 	fork *slot
 	// Log-probabilities (Request.LogProbs): the step's raw logits, kept
 	// by pick before the bias and penalties change them, and the result.
-	raw []float32
-	lp  TokenLogProb
+	raw  []float32
+	lp   TokenLogProb
+	embd []float32 // an Embed request's vector, filled by its last prompt step
 }
 
 // New makes an engine with opt.Slots sequences over st.
@@ -145,6 +146,10 @@ func (e *Engine) SlotCtx() int { return e.slots[0].seq.Cap() }
 // Submit queues a request. The request ends when ctx is cancelled (the
 // slot is freed before the next step); its output is read from the Handle.
 func (e *Engine) Submit(ctx context.Context, r Request) (*Handle, error) {
+	r, err := e.checkEmbed(r)
+	if err != nil {
+		return nil, err
+	}
 	hs, err := e.SubmitN(ctx, r, 1)
 	if err != nil {
 		return nil, err
@@ -299,6 +304,9 @@ func (e *Engine) Step(ctx context.Context) bool {
 			w.Tokens = s.pending[:n]
 			if n == len(s.pending) {
 				w.Logits = s.logits
+				if s.j.req.Embed {
+					w.Logits, w.Embd = nil, e.embdBuf(s)
+				}
 			}
 		} else {
 			w.Tokens = []int32{s.next}
@@ -335,6 +343,10 @@ func (e *Engine) Step(ctx context.Context) bool {
 		if len(s.pending) > 0 {
 			prompt += int64(len(w.Tokens))
 			s.pending = s.pending[len(w.Tokens):]
+		}
+		if w.Embd != nil {
+			e.finish(s, CauseEmbedded, nil)
+			continue
 		}
 		if w.Logits != nil {
 			gen++
@@ -618,6 +630,7 @@ const (
 	CauseEnded      = "ended"       // Handle.End
 	CauseMaxTokens  = "max-tokens"  // Request.MaxTokens generated
 	CauseContext    = "context"     // the slot's context is full
+	CauseEmbedded   = "embedded"    // an Embed request's vector is ready
 	causeCancelled  = "cancelled"
 	causeError      = "error"
 )
@@ -626,7 +639,7 @@ const (
 // Stats.Finished (OpenAI's finish_reason values).
 func finishReason(cause string) string {
 	switch cause {
-	case CauseEOG, CauseStopString, CauseEnded:
+	case CauseEOG, CauseStopString, CauseEnded, CauseEmbedded:
 		return "stop"
 	case CauseMaxTokens, CauseContext:
 		return "length"
@@ -654,7 +667,11 @@ func (e *Engine) finish(s *slot, cause string, err error) {
 	ev := Event{Done: true, Usage: s.usage, Err: err}
 	if err == nil {
 		ev.Finish, ev.Cause = reason, cause
+		if cause == CauseEmbedded {
+			ev.Embedding = s.embd
+		}
 	}
+	s.embd = nil
 	s.j.h.push(ev)
 	s.j = nil
 	s.fork = nil

@@ -48,6 +48,10 @@ type Request struct {
 	// TokenLogProb for which distribution).
 	LogProbs    bool
 	TopLogProbs int
+	// Embed computes the prompt's last-token embedding instead of
+	// generating: the request ends after its prompt with the vector in the
+	// Done event's Embedding (the Stepper must implement Embedder).
+	Embed bool
 }
 
 // Validate checks the request against a vocabulary of nVocab tokens.
@@ -117,6 +121,9 @@ type Event struct {
 	Cause    string // when Done and Err is nil, what ended it, finer than Finish: a Cause* constant
 	Err      error  // when Done: cancellation, shutdown or a model failure
 	Usage    Usage  // when Done
+	// Embedding is an Embed request's output-normed last-token state
+	// (not normalised), when Done and Err is nil.
+	Embedding []float32
 }
 
 // Handle is a submitted request's output stream. Events accumulate without

@@ -26,6 +26,9 @@ type Work struct {
 	Tokens []int32
 	Logits []float32 // nil: not wanted; else len = vocabulary
 	Err    error     // set by Step for a sequence that failed alone
+	// Embd (len = Embedder.NEmbd) receives the last token's output-normed
+	// hidden state; nil = not wanted.
+	Embd []float32
 }
 
 // Stepper runs the forward work of one scheduler step.
@@ -83,6 +86,9 @@ func (p PerSeq) Step(ctx context.Context, ws []Work) error {
 		if w.Logits != nil {
 			copy(w.Logits, logits)
 		}
+		if w.Embd != nil {
+			copy(w.Embd, p.M.Hidden())
+		}
 	}
 	return nil
 }
@@ -109,7 +115,7 @@ func (b Batched) Step(ctx context.Context, ws []Work) error {
 			ws[i].Err = fmt.Errorf("engine: %w: %d positions needed, the slot holds %d", model.ErrContextFull, kv.Len()+len(ws[i].Tokens), kv.Cap())
 			continue
 		}
-		sb = append(sb, model.SeqBatch{KV: kv, Tokens: ws[i].Tokens, Logits: ws[i].Logits})
+		sb = append(sb, model.SeqBatch{KV: kv, Tokens: ws[i].Tokens, Logits: ws[i].Logits, Embd: ws[i].Embd})
 	}
 	if len(sb) == 0 {
 		return nil

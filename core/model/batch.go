@@ -19,6 +19,9 @@ type SeqBatch struct {
 	KV     *KVCache  // the sequence's cache (from NewKV); its tokens are appended
 	Tokens []int32   // at least one
 	Logits []float32 // len = vocabulary: receives the logits after the last token; nil = not wanted
+	// Embd (len = n_embd) receives the output-normed hidden state after
+	// the last token (last-token pooling); nil = not wanted.
+	Embd []float32
 }
 
 // segment is one sequence's consecutive rows in the current batch.
@@ -43,6 +46,9 @@ func (m *Model) ForwardBatch(ctx context.Context, seqs []SeqBatch) (err error) {
 		}
 		if s.Logits != nil && len(s.Logits) != m.Cfg.NVocab {
 			return fmt.Errorf("model: ForwardBatch: sequence %d: logits buffer of %d, want %d", i, len(s.Logits), m.Cfg.NVocab)
+		}
+		if s.Embd != nil && len(s.Embd) != m.Cfg.NEmbd {
+			return fmt.Errorf("model: ForwardBatch: sequence %d: embedding buffer of %d, want %d", i, len(s.Embd), m.Cfg.NEmbd)
 		}
 		for _, t := range s.Tokens {
 			if t < 0 || int(t) >= m.Cfg.NVocab {
@@ -83,7 +89,7 @@ func (m *Model) ForwardBatch(ctx context.Context, seqs []SeqBatch) (err error) {
 			m.segs = append(m.segs, segment{kv: s.KV, r0: len(toks), n: take, pos0: starts[i] + done[i]})
 			toks = append(toks, s.Tokens[done[i]:done[i]+take]...)
 			done[i] += take
-			if done[i] == len(s.Tokens) && s.Logits != nil {
+			if done[i] == len(s.Tokens) && (s.Logits != nil || s.Embd != nil) {
 				want = append(want, i)
 			}
 		}
@@ -148,6 +154,9 @@ func (m *Model) segmentBatch(ctx context.Context, toks []int32, seqs []SeqBatch,
 			if seqs[i].KV == s.kv {
 				last := s.r0 + s.n - 1
 				m.k.RMSNorm(m.xn[k*E:(k+1)*E], m.x[last*E:(last+1)*E], m.normW, c.RMSEps)
+				if seqs[i].Embd != nil {
+					copy(seqs[i].Embd, m.xn[k*E:(k+1)*E])
+				}
 				k++
 			}
 		}
@@ -168,7 +177,9 @@ func (m *Model) segmentBatch(ctx context.Context, toks []int32, seqs []SeqBatch,
 				if err := m.logitsOut(ts); err != nil {
 					return err
 				}
-				copy(seqs[i].Logits, m.logits)
+				if seqs[i].Logits != nil {
+					copy(seqs[i].Logits, m.logits)
+				}
 				k++
 			}
 		}

@@ -120,6 +120,9 @@ type Arch struct {
 	// or 0.18 (gpt-oss); 0 = the architecture's published value (0.18 for
 	// gpt-oss, 0.38 for the others).
 	RouterReuse float32 `json:"router_reuse,omitempty"`
+	// Pooling writes {arch}.pooling_type (none, mean, cls, last, rank) as
+	// embedding models carry it (Qwen3-Embedding: last); "" writes nothing.
+	Pooling string `json:"pooling,omitempty"`
 }
 
 // Mixtral is the Arch.Name that writes a llama file with experts.
@@ -307,6 +310,8 @@ func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
 		return fmt.Errorf("synth: --router-reuse %v: the router models are tuned for 0.18 and 0.38 (mixture-of-experts files only)", a.RouterReuse)
 	case a.FFExp < 0:
 		return fmt.Errorf("synth: --ff-exp must be >= 0")
+	case a.Pooling != "" && !validPooling(a.Pooling):
+		return fmt.Errorf("synth: --pooling %q: want none, mean, cls, last or rank", a.Pooling)
 	case name == "qwen2moe" && ac.QDim() != ac.NEmbd:
 		return fmt.Errorf("synth: qwen2moe's query width is n_embd (head dim %d × %d heads != %d)", ac.HeadDim, ac.NHead, ac.NEmbd)
 	}
@@ -547,6 +552,10 @@ func (a Arch) metadata(name string, ctx int, ac arch.Config) []struct {
 			put("expert_shared_feed_forward_length", uint32(ac.NFFShexp))
 		}
 	}
+	if a.Pooling != "" {
+		p, _ := arch.ParsePooling(a.Pooling) // checked by validate
+		put("pooling_type", uint32(p))
+	}
 	if ac.RopeFactors {
 		orig := a.origCtx(ctx)
 		put("rope.scaling.original_context_length", uint32(orig))
@@ -559,6 +568,11 @@ func (a Arch) metadata(name string, ctx int, ac arch.Config) []struct {
 		put("rope.scaling.attn_factor", f)
 	}
 	return kv
+}
+
+func validPooling(s string) bool {
+	_, err := arch.ParsePooling(s)
+	return err == nil
 }
 
 func (a Arch) origCtx(ctx int) int {

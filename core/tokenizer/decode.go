@@ -36,7 +36,7 @@ func (t *Tokenizer) appendPiece(dst []byte, id int32, special bool) []byte {
 		return append(dst, s...)
 	}
 	switch t.model {
-	case ModelSPM:
+	case ModelSPM, ModelWPM:
 		if a&attrNormal != 0 {
 			return append(dst, strings.ReplaceAll(s, "\u2581", " ")...)
 		}

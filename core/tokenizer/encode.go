@@ -45,8 +45,8 @@ func (t *Tokenizer) EncodeChecked(text string, addSpecial, parseSpecial bool) ([
 		frags = t.partition(text, parseSpecial)
 	}
 	out := make([]int32, 0, len(text)/3+2)
-	if addSpecial && t.AddBOS() {
-		out = append(out, t.bos)
+	if addSpecial && (t.AddBOS() || t.model == ModelWPM && t.bos != NoToken) {
+		out = append(out, t.bos) // llama.cpp: WordPiece always starts with BOS ([CLS])
 	}
 	switch t.model {
 	case ModelSPM:
@@ -74,6 +74,18 @@ func (t *Tokenizer) EncodeChecked(text string, addSpecial, parseSpecial bool) ([
 			}
 			out = t.encodeBPE(f.text, out)
 		}
+	case ModelWPM:
+		for _, f := range frags {
+			if f.tok != NoToken {
+				out = append(out, f.tok)
+				continue
+			}
+			out = t.encodeWPM(f.text, out)
+		}
+		if addSpecial && t.sep != NoToken {
+			out = append(out, t.sep) // and always ends with SEP, never EOS
+		}
+		return out, nil
 	}
 	if addSpecial && t.AddEOS() {
 		out = append(out, t.eos)

@@ -34,6 +34,10 @@ const (
 	keyAddEOS      = "tokenizer.ggml.add_eos_token"
 	keyAddPrefix   = "tokenizer.ggml.add_space_prefix"
 	keyGeneralName = "general.name"
+	keySEP         = "tokenizer.ggml.seperator_token_id" // llama.cpp's spelling
+	keyAddSEP      = "tokenizer.ggml.add_sep_token"
+	keyLowercase   = "tokenizer.ggml.normalizer.lowercase"
+	keyStripAcc    = "tokenizer.ggml.normalizer.strip_accents"
 )
 
 // VocabFromGGUF extracts the tokenizer metadata of a parsed GGUF file.
@@ -89,7 +93,7 @@ func VocabFromGGUF(f *gguf.File) (*Vocab, error) {
 	for _, p := range []struct {
 		key string
 		dst **int32
-	}{{keyBOS, &v.BOS}, {keyEOS, &v.EOS}, {keyEOT, &v.EOT}, {keyEOM, &v.EOM}, {keyUNK, &v.UNK}, {keyPAD, &v.PAD},
+	}{{keyBOS, &v.BOS}, {keyEOS, &v.EOS}, {keyEOT, &v.EOT}, {keyEOM, &v.EOM}, {keyUNK, &v.UNK}, {keyPAD, &v.PAD}, {keySEP, &v.SEP},
 		{keyFIMPre, &v.FIMPre}, {keyFIMSuf, &v.FIMSuf}, {keyFIMMid, &v.FIMMid},
 		{keyFIMPad, &v.FIMPad}, {keyFIMRep, &v.FIMRep}, {keyFIMSep, &v.FIMSep},
 		// llama.cpp reads the deprecated keys after the new ones, so they win.
@@ -110,7 +114,8 @@ func VocabFromGGUF(f *gguf.File) (*Vocab, error) {
 	for _, p := range []struct {
 		key string
 		dst **bool
-	}{{keyAddBOS, &v.AddBOS}, {keyAddEOS, &v.AddEOS}, {keyAddPrefix, &v.AddSpacePrefix}} {
+	}{{keyAddBOS, &v.AddBOS}, {keyAddEOS, &v.AddEOS}, {keyAddPrefix, &v.AddSpacePrefix},
+		{keyAddSEP, &v.AddSEP}, {keyLowercase, &v.Lowercase}, {keyStripAcc, &v.StripAccents}} {
 		b, err := f.Bool(p.key)
 		if errors.Is(err, gguf.ErrNotFound) {
 			continue

@@ -260,7 +260,7 @@ func TestNewErrors(t *testing.T) {
 		{"no tokens", func(v *Vocab) { v.Tokens = nil }, nil},
 		{"scores length", func(v *Vocab) { v.Scores = v.Scores[:3] }, nil},
 		{"types length", func(v *Vocab) { v.Types = v.Types[:3] }, nil},
-		{"model", func(v *Vocab) { v.Model = "bert" }, ErrUnsupported},
+		{"model", func(v *Vocab) { v.Model = "t5" }, ErrUnsupported},
 		{"pre", func(v *Vocab) { v.Model, v.Pre, v.Merges = ModelBPE, "chameleon", []string{"a b"} }, ErrUnsupported},
 		{"merges", func(v *Vocab) { v.Model, v.Pre = ModelBPE, "gpt-2" }, nil},
 	}

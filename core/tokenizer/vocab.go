@@ -46,6 +46,7 @@ type Model string
 const (
 	ModelSPM Model = "llama" // SentencePiece BPE with scores and byte fallback
 	ModelBPE Model = "gpt2"  // byte-level BPE with merges and a pre-tokenizer
+	ModelWPM Model = "bert"  // WordPiece with a BERT normaliser (encoder models)
 )
 
 // NoToken marks an absent special token (llama.cpp's LLAMA_TOKEN_NULL).
@@ -68,6 +69,13 @@ type Vocab struct {
 	FIMPre, FIMSuf, FIMMid, FIMPad, FIMRep, FIMSep *int32
 	// Flags; nil means "not in the metadata" (model/pre-tokenizer default applies).
 	AddBOS, AddEOS, AddSpacePrefix *bool
+
+	// WordPiece: the separator appended after a sequence (and between the
+	// two texts of a rerank pair), whether to append it, and the BERT
+	// normaliser switches; nil means "not in the metadata".
+	SEP                     *int32
+	AddSEP                  *bool
+	Lowercase, StripAccents *bool
 }
 
 // Tokenizer converts text to token ids and back. It is immutable after
@@ -96,6 +104,9 @@ type Tokenizer struct {
 	eog                     map[int32]bool
 
 	addBOS, addEOS, addSpacePrefix, ignoreMerges, cleanSpaces bool
+
+	sep                             int32
+	addSep, lowercase, stripAccents bool
 
 	special []int32 // CONTROL/USER_DEFINED/UNKNOWN tokens, longest text first
 
@@ -133,6 +144,7 @@ func New(v *Vocab) (*Tokenizer, error) {
 		ids:   make(map[string]int32, n),
 		eot:   NoToken,
 		eom:   NoToken,
+		sep:   NoToken,
 		fim:   [6]int32{NoToken, NoToken, NoToken, NoToken, NoToken, NoToken},
 
 		maxInput: MaxInput,
@@ -161,8 +173,17 @@ func New(v *Vocab) (*Tokenizer, error) {
 		if len(v.Merges) == 0 {
 			return nil, errors.New("tokenizer: BPE vocabulary has no tokenizer.ggml.merges")
 		}
+	case ModelWPM:
+		// llama.cpp's defaults: the bert-base-uncased ids.
+		t.bos, t.eos, t.unk, t.sep = 101, NoToken, 100, 102
+		t.addBOS, t.addSep, t.cleanSpaces = true, true, true
+		t.lowercase = v.Lowercase == nil || *v.Lowercase
+		t.stripAccents = t.lowercase
+		if v.StripAccents != nil {
+			t.stripAccents = *v.StripAccents
+		}
 	default:
-		return nil, fmt.Errorf("tokenizer: model %q: %w (want %q or %q)", v.Model, ErrUnsupported, ModelSPM, ModelBPE)
+		return nil, fmt.Errorf("tokenizer: model %q: %w (want %q, %q or %q)", v.Model, ErrUnsupported, ModelSPM, ModelBPE, ModelWPM)
 	}
 
 	for i, s := range v.Tokens {
@@ -195,6 +216,14 @@ func New(v *Vocab) (*Tokenizer, error) {
 	setID(&t.eot, v.EOT)
 	setID(&t.eom, v.EOM)
 	setID(&t.unk, v.UNK)
+	setID(&t.sep, v.SEP)
+	// Model defaults (WordPiece's are bert-base ids) may not exist in a
+	// small vocabulary; an id the vocabulary lacks is no id at all.
+	for _, p := range []*int32{&t.bos, &t.eos, &t.unk, &t.sep} {
+		if *p >= int32(n) {
+			*p = NoToken
+		}
+	}
 	for i, p := range []*int32{v.FIMPre, v.FIMSuf, v.FIMMid, v.FIMPad, v.FIMRep, v.FIMSep} {
 		setID(&t.fim[i], p)
 	}
@@ -206,6 +235,9 @@ func New(v *Vocab) (*Tokenizer, error) {
 	}
 	if v.AddSpacePrefix != nil {
 		t.addSpacePrefix = *v.AddSpacePrefix
+	}
+	if v.AddSEP != nil {
+		t.addSep = *v.AddSEP
 	}
 	t.detectEOG()
 	t.buildSpecialCache()
@@ -411,6 +443,15 @@ func (t *Tokenizer) BOS() int32 { return t.bos }
 
 // EOS is the end-of-sequence id, or NoToken.
 func (t *Tokenizer) EOS() int32 { return t.eos }
+
+// SEP is the separator id (WordPiece vocabularies), or NoToken.
+func (t *Tokenizer) SEP() int32 { return t.sep }
+
+// AddSEP reports whether the vocabulary asks for SEP after a sequence
+// (tokenizer.ggml.add_sep_token, on by default for WordPiece). For
+// WordPiece, Encode with addSpecial appends it whatever this says, as
+// llama.cpp does; rerank pairs consult it between the two texts.
+func (t *Tokenizer) AddSEP() bool { return t.addSep && t.sep != NoToken }
 
 // EOT is the end-of-turn id, or NoToken.
 func (t *Tokenizer) EOT() int32 { return t.eot }

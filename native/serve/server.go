@@ -43,6 +43,9 @@ type Backend struct {
 	Tokenizer *tokenizer.Tokenizer
 	Template  *chat.Template
 	NCtx      int // per-slot context
+	// Embeddings: the model pools its last token (pooling_type last, or
+	// serve --pooling last), so /v1/embeddings answers.
+	Embeddings bool
 }
 
 // Server serves the HTTP API. It answers /health with 503 until Ready.
@@ -76,6 +79,8 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("POST /completions", s.auth(s.ready(s.completions)))
 	s.mux.HandleFunc("POST /v1/chat/completions", s.auth(s.ready(s.chatCompletions)))
 	s.mux.HandleFunc("POST /chat/completions", s.auth(s.ready(s.chatCompletions)))
+	s.mux.HandleFunc("POST /v1/embeddings", s.auth(s.ready(s.embeddings)))
+	s.mux.HandleFunc("POST /embeddings", s.auth(s.ready(s.embeddings)))
 	s.mux.HandleFunc("POST /tokenize", s.auth(s.ready(s.tokenize)))
 	s.mux.HandleFunc("POST /detokenize", s.auth(s.ready(s.detokenize)))
 	s.mux.HandleFunc("POST /apply-template", s.auth(s.ready(s.applyTemplate)))

@@ -1,0 +1,68 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/memvanta/memvanta/core/arch"
+)
+
+// Embed runs tokens as a fresh sequence (the KV cache is reset first) and
+// pools the final-normed hidden states into one vector, as llama.cpp's
+// embedding contexts do. Decoder embedders (Qwen3-Embedding) pool their
+// last token, whose state is the output norm's result that the logits are
+// projected from; that is the only pooling this graph offers so far (mean
+// and CLS need every token's state, rank a classifier head). The vector is
+// not normalised (see Normalize) and is the caller's to keep.
+func (m *Model) Embed(ctx context.Context, tokens []int32, p arch.Pooling) ([]float32, error) {
+	if p != arch.PoolLast {
+		return nil, unsupported("%s pooling for %s (this build pools the last token of decoder models only)", p, m.Cfg.Arch)
+	}
+	m.Reset()
+	if _, err := m.Forward(ctx, tokens); err != nil {
+		return nil, err
+	}
+	return append([]float32(nil), m.Hidden()...), nil
+}
+
+// Hidden is the output-normed hidden state of the last token of the
+// latest Forward (what last-token pooling returns), valid until the next
+// forward pass.
+func (m *Model) Hidden() []float32 { return m.xn[:m.Cfg.NEmbd] }
+
+// Normalize scales v to unit Euclidean length in place, as llama.cpp's
+// common_embd_normalize does with its default (embd_normalize = 2), with
+// its roundings: float32 squares summed in float64, one float32 factor, and
+// a zero vector stays zero.
+func Normalize(v []float32) {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x * x)
+	}
+	if sum == 0 {
+		return
+	}
+	f := float32(1 / math.Sqrt(sum))
+	for i := range v {
+		v[i] *= f
+	}
+}
+
+// Cosine is the cosine similarity of two vectors of one length (0 when
+// either is zero).
+func Cosine(a, b []float32) (float64, error) {
+	if len(a) != len(b) {
+		return 0, fmt.Errorf("model: cosine of vectors of lengths %d and %d", len(a), len(b))
+	}
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	if aa == 0 || bb == 0 {
+		return 0, nil
+	}
+	return ab / math.Sqrt(aa*bb), nil
+}
