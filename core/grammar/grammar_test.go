@@ -71,7 +71,7 @@ func prefix(t *testing.T, g *Grammar, s string) bool {
 
 func TestAcceptanceTables(t *testing.T) {
 	for _, c := range []struct {
-		name, grammar string
+		name, grammar  string
 		accept, reject []string // complete sentences / strings that are not
 		prefixes       []string // incomplete but viable
 	}{

@@ -741,7 +741,7 @@ func (g *Grammar) checkLeftRecursion() error {
 	for i := range g.rules {
 		if state[i] == 0 {
 			if c := visit(int32(i)); c >= 0 {
-				return fmt.Errorf("%w: rule %q is left-recursive (it can reach itself without consuming a character), which is not supported", ErrSyntax, g.names[c])
+				return fmt.Errorf("%w: rule %q is %w (it can reach itself without consuming a character), which is not supported", ErrSyntax, g.names[c], errLeftRecursion)
 			}
 		}
 	}
@@ -760,3 +760,8 @@ func (g *Grammar) flatten() {
 		g.code = append(g.code, r...)
 	}
 }
+
+// errLeftRecursion marks the left-recursion refusal inside ErrSyntax.
+var errLeftRecursion = errors.New("left-recursive")
+
+func isLeftRecursion(err error) bool { return errors.Is(err, errLeftRecursion) }
