@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memvanta/memvanta/core/grammar"
 	"github.com/memvanta/memvanta/core/model"
 	"github.com/memvanta/memvanta/core/sample"
 	"github.com/memvanta/memvanta/core/tokenizer"
@@ -72,6 +73,7 @@ type Engine struct {
 	// steps the engine touches them).
 	work                   []Work
 	live, active, sampling []*slot
+	gvocab                 *grammar.Vocab // built for the first constrained request
 }
 
 type job struct {
@@ -97,6 +99,7 @@ type slot struct {
 	gen     []int32
 	counts  map[int32]int
 	usage   Usage
+	con     *constraint // the request's grammar, if any
 }
 
 // New makes an engine with opt.Slots sequences over st.
@@ -439,6 +442,13 @@ func (e *Engine) start(s *slot, j *job, reuse int) {
 		smp.Accept(t)
 	}
 	s.smp = smp
+	s.con = nil
+	if j.req.Grammar != nil {
+		if s.con, err = e.newConstraint(j.req.Grammar); err != nil {
+			e.finish(s, causeError, err)
+			return
+		}
+	}
 	s.dec = e.tok.NewDecoder()
 	s.held = ""
 	s.gen = s.gen[:0]
@@ -490,6 +500,10 @@ func (s *slot) pick() {
 			lg[t] -= float32(c)*r.FrequencyPenalty + r.PresencePenalty
 		}
 	}
+	if s.con != nil {
+		s.picked = s.con.pick(s.smp, lg)
+		return
+	}
 	s.picked = s.smp.Sample(lg)
 }
 
@@ -498,6 +512,16 @@ func (s *slot) pick() {
 func (e *Engine) emitNext(s *slot) {
 	r := &s.j.req
 	tok := s.picked
+	if s.con != nil {
+		err := s.con.err
+		if err == nil {
+			err = s.con.accept(tok)
+		}
+		if err != nil {
+			e.finish(s, causeError, fmt.Errorf("engine: grammar: %w", err))
+			return
+		}
+	}
 	s.smp.Accept(tok)
 	if len(s.gen) == 0 {
 		s.usage.FirstToken = time.Since(s.j.submitted)
@@ -516,6 +540,10 @@ func (e *Engine) emitNext(s *slot) {
 	s.j.h.push(Event{Tokens: []int32{tok}})
 	if e.emitHeld(s) {
 		e.finish(s, CauseStopString, nil)
+		return
+	}
+	if s.con != nil && s.con.m.Exhausted() {
+		e.finish(s, CauseGrammar, nil)
 		return
 	}
 	if r.MaxTokens > 0 && len(s.gen) >= r.MaxTokens {
@@ -602,7 +630,7 @@ const (
 // Stats.Finished (OpenAI's finish_reason values).
 func finishReason(cause string) string {
 	switch cause {
-	case CauseEOG, CauseStopString, CauseEnded:
+	case CauseEOG, CauseStopString, CauseEnded, CauseGrammar:
 		return "stop"
 	case CauseMaxTokens, CauseContext:
 		return "length"
@@ -632,6 +660,7 @@ func (e *Engine) finish(s *slot, cause string, err error) {
 	s.j = nil
 	s.pending = nil
 	s.smp = nil
+	s.con = nil
 	s.dec = nil
 	// Positions not matched by s.tokens (a failed step) are dropped.
 	if s.seq.Len() != len(s.tokens) {

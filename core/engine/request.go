@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memvanta/memvanta/core/grammar"
 	"github.com/memvanta/memvanta/core/sample"
 )
 
@@ -40,6 +41,11 @@ type Request struct {
 	// otherwise dropped from text): the markers a tool-call parser reads,
 	// such as Mistral's [TOOL_CALLS] (llama.cpp's preserved_tokens).
 	Keep []int32
+	// Grammar, when set, constrains the generated text to its language
+	// (GBNF, a JSON schema, a tool call): tokens it refuses are never
+	// sampled, the end-of-generation token only once it accepts, and the
+	// request ends (CauseGrammar) when it allows nothing more.
+	Grammar *grammar.Grammar
 }
 
 // Validate checks the request against a vocabulary of nVocab tokens.
