@@ -65,17 +65,18 @@ func (c *constraint) allows(t int32) bool {
 	return c.m.Allows(c.piece)
 }
 
-// pick samples under the grammar. Greedy decoding first takes the
-// unconstrained choice and keeps it when the grammar allows it (llama.cpp's
-// common sampler does the same): most steps of a model that follows the
-// format cost one token check, not a mask. Otherwise, and always when
-// sampling with temperature (so the distribution is the masked one), the
-// tokens the grammar refuses get -inf before the sampler runs.
+// pick samples under the grammar as llama.cpp's common sampler does: the
+// unconstrained choice is kept when the grammar allows it, so a model
+// that follows the format costs one token check per step, not a mask.
+// Otherwise the tokens the grammar refuses get -inf and the sampler runs
+// again. The result has the masked distribution: a token t the grammar
+// allows is drawn first with probability p(t), or after a refused first
+// draw (probability 1-Z, Z the allowed mass) with p(t)/Z, p(t)/Z in all
+// (top-k/top-p/min-p truncate before the mask on the first draw, as in
+// llama.cpp).
 func (c *constraint) pick(smp *sample.Sampler, lg []float32) int32 {
-	if smp.Params().Greedy() {
-		if t := smp.Sample(lg); t >= 0 && c.allows(t) {
-			return t
-		}
+	if t := smp.Sample(lg); t >= 0 && c.allows(t) {
+		return t
 	}
 	mask, err := c.m.Mask(c.v)
 	if err != nil {

@@ -58,6 +58,8 @@ type Matcher struct {
 	seen     map[int32]struct{}
 	scratch  []int32
 	masks    map[maskKey][]uint64
+	dfa      []dstate // byte-level states mask walks step through
+	dfaIdx   map[maskKey]int32
 	maskVoc  *Vocab
 	maskHits int64
 	maskRuns int64
@@ -95,6 +97,7 @@ func (m *Matcher) reset() {
 	m.setIdx = map[string]int32{}
 	m.wide = map[uint64]int32{}
 	m.masks = map[maskKey][]uint64{}
+	m.dfa, m.dfaIdx = nil, map[maskKey]int32{}
 	m.seen = map[int32]struct{}{}
 }
 

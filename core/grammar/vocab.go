@@ -21,7 +21,8 @@ import (
 type Vocab struct {
 	n      int
 	ids    []int32  // token ids in piece order (tokens with a usable piece)
-	pieces [][]byte // their pieces (cut at NUL as llama.cpp's C strings are)
+	buf    []byte   // their pieces (cut at NUL as llama.cpp's C strings are), back to back
+	off    []int32  // piece i is buf[off[i]:off[i+1]]
 	lcp    []int32  // common prefix length with the previous piece
 	eog    []int32  // end-of-generation tokens: allowed when the grammar accepts
 	maxLen int
@@ -59,10 +60,15 @@ func NewVocab(n int, piece func(int32) []byte, eog func(int32) bool) (*Vocab, er
 		return int(a.id - b.id)
 	})
 	v.ids = make([]int32, len(all))
-	v.pieces = make([][]byte, len(all))
+	v.off = make([]int32, len(all)+1)
 	v.lcp = make([]int32, len(all))
 	for i, t := range all {
-		v.ids[i], v.pieces[i] = t.id, t.p
+		if len(v.buf)+len(t.p) > math.MaxInt32 {
+			return nil, fmt.Errorf("grammar: vocabulary text exceeds %d bytes", math.MaxInt32)
+		}
+		v.ids[i] = t.id
+		v.buf = append(v.buf, t.p...)
+		v.off[i+1] = int32(len(v.buf))
 		v.maxLen = max(v.maxLen, len(t.p))
 		if i > 0 {
 			a, b := all[i-1].p, t.p
@@ -127,36 +133,107 @@ func (m *Matcher) Mask(v *Vocab) ([]uint64, error) {
 // the cache.
 func (m *Matcher) MaskStats() (computed, cached int64) { return m.maskRuns, m.maskHits }
 
-type walkState struct {
-	set int32
-	st  utf8State
+// maxDFA bounds the byte-level states kept between masks (each holds a
+// 1 KiB or 256 B transition table); past it they are dropped and rebuilt.
+const maxDFA = 1 << 15
+
+// dstate is a state of the byte-level automaton a mask walk runs: a
+// matcher state plus a UTF-8 sequence in progress. Its transitions are
+// filled as walks take them, so a walk costs an array lookup per byte
+// once the states it passes through have been seen.
+type dstate struct {
+	set  int32
+	st   utf8State
+	full *[256]int32 // st.remain == 0: next dstate + 1 per byte; -1 dead; 0 unknown
+	part *[64]int32  // st.remain > 0: per continuation bits (llama.cpp ignores the top bits within a token)
+	end  int8        // a token ending here is allowed: 0 unknown, 1 yes, 2 no
+}
+
+func (m *Matcher) dfaState(set int32, st utf8State) int32 {
+	k := maskKey{set, st}
+	if id, ok := m.dfaIdx[k]; ok {
+		return id
+	}
+	id := int32(len(m.dfa))
+	m.dfa = append(m.dfa, dstate{set: set, st: st})
+	m.dfaIdx[k] = id
+	return id
+}
+
+// dfaStep is step on byte-level states, memoised.
+func (m *Matcher) dfaStep(id int32, b byte) int32 {
+	d := &m.dfa[id]
+	var slot *int32
+	if d.st.remain == 0 {
+		if d.full == nil {
+			d.full = new([256]int32)
+		}
+		slot = &d.full[b]
+	} else {
+		if d.st.fromPrev && b>>6 != 2 {
+			return -1
+		}
+		if d.part == nil {
+			d.part = new([64]int32)
+		}
+		slot = &d.part[b&0x3f]
+	}
+	if v := *slot; v > 0 {
+		return v - 1
+	} else if v < 0 {
+		return -1
+	}
+	set, st := m.step(d.set, d.st, b)
+	next := int32(-1)
+	if set >= 0 {
+		next = m.dfaState(set, st) // may move m.dfa; slot points into a table, not the slice
+	}
+	if next >= 0 {
+		*slot = next + 1
+	} else if m.err == nil {
+		*slot = -1
+	}
+	return next
+}
+
+func (m *Matcher) dfaEnd(id int32) bool {
+	d := &m.dfa[id]
+	if d.end == 0 {
+		d.end = 2
+		if m.tokenEnd(d.set, d.st) {
+			d.end = 1
+		}
+	}
+	return d.end == 1
 }
 
 func (m *Matcher) walk(v *Vocab, dst []uint64) {
-	states := make([]walkState, v.maxLen+1)
-	states[0] = walkState{m.cur, m.part}
+	if len(m.dfa) > maxDFA {
+		m.dfa = nil
+		clear(m.dfaIdx)
+	}
+	states := make([]int32, v.maxLen+1)
+	states[0] = m.dfaState(m.cur, m.part)
 	valid := 0 // states[0..valid] hold the states after the previous piece's prefixes
-	n := len(v.pieces)
+	n := len(v.ids)
 	for i := 0; i < n; {
-		p := v.pieces[i]
+		p := v.buf[v.off[i]:v.off[i+1]]
 		k := min(int(v.lcp[i]), valid)
 		ok := true
 		for ; k < len(p); k++ {
-			s := states[k]
-			set, st := m.step(s.set, s.st, p[k])
-			if set < 0 {
+			next := m.dfaStep(states[k], p[k])
+			if next < 0 {
 				ok = false
 				break
 			}
-			states[k+1] = walkState{set, st}
+			states[k+1] = next
 		}
 		if m.err != nil {
 			return
 		}
 		if ok {
 			valid = len(p)
-			s := states[len(p)]
-			if m.tokenEnd(s.set, s.st) {
+			if m.dfaEnd(states[len(p)]) {
 				id := v.ids[i]
 				dst[id>>6] |= 1 << (id & 63)
 			}
@@ -171,3 +248,6 @@ func (m *Matcher) walk(v *Vocab, dst []uint64) {
 		}
 	}
 }
+
+// DropMaskCache forgets the cached masks (benchmarks of the walk itself).
+func (m *Matcher) DropMaskCache() { clear(m.masks) }
