@@ -20,11 +20,11 @@ import (
 // before costs a cache lookup.
 type Vocab struct {
 	n      int
-	ids    []int32  // token ids in piece order (tokens with a usable piece)
-	buf    []byte   // their pieces (cut at NUL as llama.cpp's C strings are), back to back
-	off    []int32  // piece i is buf[off[i]:off[i+1]]
-	lcp    []int32  // common prefix length with the previous piece
-	eog    []int32  // end-of-generation tokens: allowed when the grammar accepts
+	ids    []int32 // token ids in piece order (tokens with a usable piece)
+	buf    []byte  // their pieces (cut at NUL as llama.cpp's C strings are), back to back
+	off    []int32 // piece i is buf[off[i]:off[i+1]]
+	lcp    []int32 // common prefix length with the previous piece
+	eog    []int32 // end-of-generation tokens: allowed when the grammar accepts
 	maxLen int
 }
 
