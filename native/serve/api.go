@@ -67,11 +67,13 @@ type samplingFields struct {
 
 type completionRequest struct {
 	samplingFields
+	constraintFields
 	Prompt json.RawMessage `json:"prompt"`
 }
 
 type chatRequest struct {
 	samplingFields
+	constraintFields
 	Messages   json.RawMessage `json:"messages"`
 	Tools      json.RawMessage `json:"tools"`
 	ToolChoice json.RawMessage `json:"tool_choice"`

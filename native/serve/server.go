@@ -258,6 +258,10 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, b *Backend)
 		return
 	}
 	er.Prompt = prompt
+	if er.Grammar, e = grammarOf(&req.constraintFields); e != nil {
+		s.reject(w, e)
+		return
+	}
 	s.generate(w, r, b, er, &req.samplingFields, false, chat.ToolNone)
 }
 
@@ -312,10 +316,24 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Back
 		return
 	}
 	er.Prompt = ids
-	format, e := toolFormat(b, req.Tools, req.ToolChoice)
+	format, force, e := toolFormat(b, req.Tools, req.ToolChoice)
 	if e != nil {
 		s.reject(w, e)
 		return
+	}
+	if er.Grammar, e = grammarOf(&req.constraintFields); e != nil {
+		s.reject(w, e)
+		return
+	}
+	if force.required || force.name != "" {
+		if er.Grammar != nil {
+			s.reject(w, invalid("tool_choice", "tool_choice %s cannot be combined with grammar, json_schema or response_format", force))
+			return
+		}
+		if er.Grammar, e = toolGrammar(format, req.Tools, force); e != nil {
+			s.reject(w, e)
+			return
+		}
 	}
 	er.Keep = MarkerTokens(b.Tokenizer, format.Markers())
 	s.generate(w, r, b, er, &req.samplingFields, true, format)
