@@ -120,4 +120,3 @@ func TestGrammarMatchesLlama(t *testing.T) {
 		t.Errorf("%d near-ties in %d steps: more than the 2 the stories260K replays allow", ties, steps)
 	}
 }
-
