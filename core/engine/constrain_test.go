@@ -9,16 +9,6 @@ import (
 	"github.com/memvanta/memvanta/core/sample"
 )
 
-// complete reports whether text is a whole sentence of g.
-func complete(t *testing.T, g *grammar.Grammar, text string) bool {
-	t.Helper()
-	m, err := grammar.NewMatcher(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.AcceptString(text) == nil && m.Accepting()
-}
-
 func TestGrammarConstrainsOutput(t *testing.T) {
 	m, tok := testModel(t, 0)
 	e := startEngine(t, m, tok, Options{Slots: 2})
