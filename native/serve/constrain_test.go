@@ -1,9 +1,13 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/memvanta/memvanta/core/engine"
 )
@@ -30,7 +34,7 @@ func TestResponseFormatSchema(t *testing.T) {
 				N     *int    `json:"n"`
 				OK    *bool   `json:"ok"`
 			}
-			dec := json.NewDecoder(stringsReader(content))
+			dec := json.NewDecoder(strings.NewReader(content))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&v); err != nil || v.Color == nil || v.N == nil || v.OK == nil || *v.N < 0 || *v.N > 99 ||
 				(*v.Color != "red" && *v.Color != "green" && *v.Color != "blue") {
@@ -75,4 +79,47 @@ func TestToolChoiceEnforced(t *testing.T) {
 	}
 }
 
-func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
+// TestOpenAIClientStructuredOutputs: the official client's structured
+// outputs (a strict json_schema, the reply unmarshalled into a struct, as
+// its parse helpers do) and tool_choice "required".
+func TestOpenAIClientStructuredOutputs(t *testing.T) {
+	f := newFixture(t, Config{}, engine.Options{Slots: 1})
+	ctx := context.Background()
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"color": map[string]any{"type": "string", "enum": []string{"red", "green"}},
+		"n":     map[string]any{"type": "integer", "minimum": 1, "maximum": 12},
+	}, "required": []string{"color", "n"}, "additionalProperties": false}
+	resp, err := f.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: modelID,
+		Messages:    []openai.ChatCompletionMessageParamUnion{openai.UserMessage("pick")},
+		Temperature: openai.Float(0.9), Seed: openai.Int(2), MaxCompletionTokens: openai.Int(100),
+		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: "pick", Strict: openai.Bool(true), Schema: schema}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Color string `json:"color"`
+		N     int    `json:"n"`
+	}
+	dec := json.NewDecoder(strings.NewReader(resp.Choices[0].Message.Content))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil || (v.Color != "red" && v.Color != "green") || v.N < 1 || v.N > 12 {
+		t.Errorf("reply %q (%v) is not valid under the schema", resp.Choices[0].Message.Content, err)
+	}
+
+	tf := newToolFixture(t, "qwen2.5")
+	call := "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}\n</tool_call>"
+	tf.say(t, call)
+	tr, err := tf.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: modelID,
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("weather?")}, Temperature: openai.Float(0),
+		Tools: []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name: "get_weather", Parameters: shared.FunctionParameters{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []string{"city"}}})},
+		ToolChoice: openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("required")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := tr.Choices[0].Message
+	if tr.Choices[0].FinishReason != "tool_calls" || len(msg.ToolCalls) != 1 || msg.ToolCalls[0].Function.Name != "get_weather" || msg.ToolCalls[0].Function.Arguments != `{"city":"Oslo"}` {
+		t.Errorf("tool_choice required: %+v", tr.Choices[0])
+	}
+}
