@@ -129,6 +129,7 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 			"(with tool_calls when the reply calls a tool).")
 	var mf modelFlags
 	var sf samplingFlags
+	var gf grammarFlags
 	var system, template string
 	var n int
 	var jsonIn bool
@@ -138,6 +139,7 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 	c.intVar(&n, "n|predict|n-predict", "N", -1, "tokens per reply at most (-1 = until end of turn or the context is full)")
 	c.boolVar(&jsonIn, "json", "read a JSON messages array from standard input, print one JSON reply")
 	sf.register(c)
+	gf.register(c)
 	mf.register(c, "context size in tokens (0 = the model's training context)")
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
@@ -149,6 +151,11 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		return c.usageErr(stderr, "-n %d: must be -1 or >= 1", n)
 	}
 	if _, err := sf.build(0, nil); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	// Every reply is constrained by the grammar (llama-cli's behaviour).
+	gram, err := gf.build()
+	if err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
 	fail := func(format string, a ...any) int {
@@ -189,7 +196,7 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		p := smp.params
 		p.Seed = seed
 		seed++ // each reply draws a fresh stream, reproducible from --seed
-		return engine.Request{Prompt: ids, Sample: p, MaxTokens: max(n, 0), LogitBias: bias, IgnoreEOS: sf.ignoreEOS, Keep: keep}
+		return engine.Request{Prompt: ids, Sample: p, MaxTokens: max(n, 0), LogitBias: bias, IgnoreEOS: sf.ignoreEOS, Keep: keep, Grammar: gram}
 	}
 	cv := &conversation{tok: tok, tmpl: tmpl, system: system}
 	cv.reset()

@@ -26,7 +26,7 @@ type genStats struct {
 	KVBytes      int64   `json:"kv_cache_bytes"`
 	Kernels      string  `json:"kernels"`
 	Seed         uint64  `json:"seed,string"`
-	Stop         string  `json:"stop"` // "length", "eog", "stop", "context", "interrupted"
+	Stop         string  `json:"stop"` // "length", "eog", "stop", "grammar", "context", "interrupted"
 }
 
 func tps(n int, s float64) float64 {
@@ -62,9 +62,11 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	var pf promptFlags
 	var pr predictFlags
 	var sf samplingFlags
+	var gf grammarFlags
 	pf.register(c)
 	pr.register(c, 128)
 	sf.register(c)
+	gf.register(c)
 	mf.register(c, "context size in tokens (0 = the model's training context)")
 	c.group("Output")
 	var jsonOut, noCnv, special bool
@@ -94,6 +96,10 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return fail("%v", err)
 	}
 	if _, err := sf.build(0, nil); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	gram, err := gf.build()
+	if err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
 
@@ -138,7 +144,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail("%v", err)
 	}
-	req := engine.Request{Prompt: ids, Sample: smp.params, MaxTokens: max(pr.n, 0), Stop: stops, LogitBias: bias, IgnoreEOS: sf.ignoreEOS}
+	req := engine.Request{Prompt: ids, Sample: smp.params, MaxTokens: max(pr.n, 0), Stop: stops, LogitBias: bias, IgnoreEOS: sf.ignoreEOS, Grammar: gram}
 
 	st := genStats{PromptTokens: len(ids), Kernels: l.m.Kernels().Name, Seed: smp.params.Seed, Stop: "length"}
 	sink := &lineSink{w: bufio.NewWriter(stdout)}
@@ -193,6 +199,8 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		st.Stop = "eog"
 	case end.Cause == engine.CauseStopString:
 		st.Stop = "stop"
+	case end.Cause == engine.CauseGrammar:
+		st.Stop = "grammar"
 	case end.Cause == engine.CauseContext:
 		st.Stop = "context"
 	}

@@ -180,6 +180,46 @@ func TestBenchJSON(t *testing.T) {
 }
 
 // Bad input gets one line on stderr and a non-zero status.
+// TestGenerateGrammar: the grammar flags constrain the output and the run
+// ends when the grammar is complete.
+func TestGenerateGrammar(t *testing.T) {
+	path, g := goldenModel(t)
+	gf := filepath.Join(t.TempDir(), "yn.gbnf")
+	if err := os.WriteFile(gf, []byte("# yes or no\nroot ::= (\"yes\" | \"no\") \"!\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args  []string
+		valid func(string) bool
+	}{
+		{[]string{"-j", `{"enum":["alpha","beta"]}`}, func(s string) bool {
+			s = strings.TrimRight(s, " \n\t")
+			return s == `"alpha"` || s == `"beta"`
+		}},
+		{[]string{"--grammar-file", gf}, func(s string) bool { return s == "yes!" || s == "no!" }},
+	} {
+		for _, temp := range []string{"0", "1.5"} {
+			var out, errb bytes.Buffer
+			args := append([]string{"-m", path, "-p", g.Cases[0].Prompt, "-n", "64", "--json", "--temp", temp, "--seed", "3"}, c.args...)
+			if st := runGenerate(context.Background(), args, &out, &errb); st != 0 {
+				t.Fatalf("%v: status %d: %s", c.args, st, errb.String())
+			}
+			var r struct {
+				Text  string `json:"text"`
+				Stats struct {
+					Stop string `json:"stop"`
+				} `json:"stats"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+				t.Fatal(err)
+			}
+			if !c.valid(r.Text) || (r.Stats.Stop != "grammar" && r.Stats.Stop != "eog") {
+				t.Errorf("%v temp %s: text %q, stop %q", c.args, temp, r.Text, r.Stats.Stop)
+			}
+		}
+	}
+}
+
 func TestGenerateErrors(t *testing.T) {
 	path, _ := goldenModel(t)
 	dir := t.TempDir()
@@ -201,6 +241,10 @@ func TestGenerateErrors(t *testing.T) {
 		{"bad temp", []string{"-m", path, "-p", "hi", "--temp", "-1"}, "temperature"},
 		{"bad mem", []string{"-m", path, "-p", "hi", "--mem", "swap"}, "--mem"},
 		{"prompt too long", []string{"-m", path, "-p", strings.Repeat("hello ", 40), "-c", "16"}, "context holds 16"},
+		{"grammar syntax", []string{"-m", path, "-p", "hi", "--grammar", "root ::= (\"a\""}, "--grammar: grammar: 1:14"},
+		{"two grammars", []string{"-m", path, "-p", "hi", "--grammar", "root ::= \"a\"", "-j", "{}"}, "exclusive"},
+		{"missing grammar file", []string{"-m", path, "-p", "hi", "--grammar-file", filepath.Join(dir, "nope.gbnf")}, "--grammar-file"},
+		{"unsupported schema", []string{"-m", path, "-p", "hi", "-j", `{"type":"string","pattern":"a"}`}, `--json-schema: json schema: at #: keyword "pattern"`},
 		{"unsupported arch", []string{"-m", filepath.Join(vocabDir, "ggml-vocab-gpt-2.gguf"), "-p", "hi"}, `architecture "gpt2"`},
 	}
 	for _, c := range cases {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memvanta/memvanta/core/grammar"
 	"github.com/memvanta/memvanta/core/model"
 	"github.com/memvanta/memvanta/core/sample"
 	"github.com/memvanta/memvanta/core/tokenizer"
@@ -77,6 +78,7 @@ type Engine struct {
 	// steps the engine touches them).
 	work                   []Work
 	live, active, sampling []*slot
+	gvocab                 *grammar.Vocab // built for the first constrained request
 }
 
 type job struct {
@@ -112,7 +114,8 @@ type slot struct {
 	// by pick before the bias and penalties change them, and the result.
 	raw  []float32
 	lp   TokenLogProb
-	embd []float32 // an Embed request's vector, filled by its last prompt step
+	embd []float32   // an Embed request's vector, filled by its last prompt step
+	con  *constraint // the request's grammar, if any
 }
 
 // New makes an engine with opt.Slots sequences over st.
@@ -464,6 +467,13 @@ func (e *Engine) start(s *slot, j *job, reuse int) {
 		smp.Accept(t)
 	}
 	s.smp = smp
+	s.con = nil
+	if j.req.Grammar != nil {
+		if s.con, err = e.newConstraint(j.req.Grammar); err != nil {
+			e.finish(s, causeError, err)
+			return
+		}
+	}
 	s.dec = e.tok.NewDecoder()
 	s.held = ""
 	s.gen = s.gen[:0]
@@ -518,8 +528,12 @@ func (s *slot) pick() {
 			lg[t] -= float32(c)*r.FrequencyPenalty + r.PresencePenalty
 		}
 	}
-	s.picked = s.smp.Sample(lg)
-	if r.LogProbs {
+	if s.con != nil {
+		s.picked = s.con.pick(s.smp, lg)
+	} else {
+		s.picked = s.smp.Sample(lg)
+	}
+	if r.LogProbs && s.picked >= 0 {
 		logZ, top := logSoftmaxTop(s.raw, r.TopLogProbs, nil)
 		s.lp = TokenLogProb{ID: s.picked, LogProb: logProbOf(s.raw[s.picked], logZ), Top: top}
 	}
@@ -530,6 +544,16 @@ func (s *slot) pick() {
 func (e *Engine) emitNext(s *slot) {
 	r := &s.j.req
 	tok := s.picked
+	if s.con != nil {
+		err := s.con.err
+		if err == nil {
+			err = s.con.accept(tok)
+		}
+		if err != nil {
+			e.finish(s, causeError, fmt.Errorf("engine: grammar: %w", err))
+			return
+		}
+	}
 	s.smp.Accept(tok)
 	if len(s.gen) == 0 {
 		s.usage.FirstToken = time.Since(s.j.submitted)
@@ -552,6 +576,10 @@ func (e *Engine) emitNext(s *slot) {
 	s.j.h.push(ev)
 	if e.emitHeld(s) {
 		e.finish(s, CauseStopString, nil)
+		return
+	}
+	if s.con != nil && s.con.m.Exhausted() {
+		e.finish(s, CauseGrammar, nil)
 		return
 	}
 	if r.MaxTokens > 0 && len(s.gen) >= r.MaxTokens {
@@ -639,7 +667,7 @@ const (
 // Stats.Finished (OpenAI's finish_reason values).
 func finishReason(cause string) string {
 	switch cause {
-	case CauseEOG, CauseStopString, CauseEnded, CauseEmbedded:
+	case CauseEOG, CauseStopString, CauseEnded, CauseEmbedded, CauseGrammar:
 		return "stop"
 	case CauseMaxTokens, CauseContext:
 		return "length"
@@ -677,6 +705,7 @@ func (e *Engine) finish(s *slot, cause string, err error) {
 	s.fork = nil
 	s.pending = nil
 	s.smp = nil
+	s.con = nil
 	s.dec = nil
 	// Positions not matched by s.tokens (a failed step) are dropped.
 	if s.seq.Len() != len(s.tokens) {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memvanta/memvanta/core/grammar"
 	"github.com/memvanta/memvanta/core/sample"
 )
 
@@ -52,6 +53,11 @@ type Request struct {
 	// generating: the request ends after its prompt with the vector in the
 	// Done event's Embedding (the Stepper must implement Embedder).
 	Embed bool
+	// Grammar, when set, constrains the generated text to its language
+	// (GBNF, a JSON schema, a tool call): tokens it refuses are never
+	// sampled, the end-of-generation token only once it accepts, and the
+	// request ends (CauseGrammar) when it allows nothing more.
+	Grammar *grammar.Grammar
 }
 
 // Validate checks the request against a vocabulary of nVocab tokens.

@@ -20,6 +20,12 @@ func (t *Tokenizer) PieceSpecial(id int32) []byte {
 	return t.appendPiece(nil, id, true)
 }
 
+// AppendPieceSpecial appends PieceSpecial(id) to dst (for a caller that
+// renders every generated token, without an allocation per token).
+func (t *Tokenizer) AppendPieceSpecial(dst []byte, id int32) []byte {
+	return t.appendPiece(dst, id, true)
+}
+
 func (t *Tokenizer) appendPiece(dst []byte, id int32, special bool) []byte {
 	if id < 0 || int(id) >= len(t.text) {
 		return dst

@@ -67,12 +67,14 @@ type samplingFields struct {
 
 type completionRequest struct {
 	samplingFields
+	constraintFields
 	Prompt   json.RawMessage `json:"prompt"`
 	LogProbs *int            `json:"logprobs"` // legacy: the number of alternatives, 0 = the chosen token's only
 }
 
 type chatRequest struct {
 	samplingFields
+	constraintFields
 	Messages   json.RawMessage `json:"messages"`
 	Tools      json.RawMessage `json:"tools"`
 	ToolChoice json.RawMessage `json:"tool_choice"`

@@ -99,10 +99,11 @@ var samplingRules = map[string]fieldRule{
 var chatRules = merged(samplingRules, map[string]fieldRule{
 	"messages":    honoured,
 	"tools":       honoured,
-	"tool_choice": honoured, // toolFormat refuses the forms it cannot enforce
+	"tool_choice": honoured, // "required" and a named function are enforced by a grammar (toolGrammar)
 
-	"response_format": onlyValues("response_format",
-		"replies are not constrained by a grammar, so JSON output cannot be guaranteed", `{"type":"text"}`),
+	"response_format":     honoured, // text, json_object, json_schema (grammarOf)
+	"grammar":             honoured, // llama-server's GBNF
+	"json_schema":         honoured, // llama-server's schema field
 	"logprobs":            honoured, // the raw model distribution, as llama-server (see engine.TokenLogProb)
 	"top_logprobs":        honoured, // [0, 20], only with logprobs
 	"parallel_tool_calls": onlyValues("parallel_tool_calls", "the number of tool calls in a reply is not constrained", `true`),
@@ -120,22 +121,19 @@ var chatRules = merged(samplingRules, map[string]fieldRule{
 	"web_search_options":     refuse("web_search_options", "there is no web search"),
 	"moderation":             refuse("moderation", "replies are not screened by a moderation model"),
 	"verbosity":              refuse("verbosity", "the reply length is not steered by a verbosity setting"),
-	"grammar":                refuse("grammar", "grammar-constrained decoding is not implemented"),
-	"json_schema":            refuse("json_schema", "grammar-constrained decoding is not implemented"),
 	"continue_final_message": refuse("continue_final_message", "the template always opens a new assistant turn"),
 })
 
 // completionRules are the fields of POST /v1/completions.
 var completionRules = merged(samplingRules, map[string]fieldRule{
-	"prompt":      honoured,
-	"logprobs":    honoured, // legacy: the number of alternatives per token, [0, 20]
-	"echo":        onlyValues("echo", "the prompt is not echoed", `false`),
-	"best_of":     onlyValues("best_of", "one completion is generated per request", `1`),
-	"suffix":      refuse("suffix", "insertion (fill-in-the-middle) is not supported"),
-	"grammar":     refuse("grammar", "grammar-constrained decoding is not implemented"),
-	"json_schema": refuse("json_schema", "grammar-constrained decoding is not implemented"),
-	"response_format": onlyValues("response_format",
-		"replies are not constrained by a grammar, so JSON output cannot be guaranteed", `{"type":"text"}`),
+	"prompt":          honoured,
+	"logprobs":        honoured, // legacy: the number of alternatives per token, [0, 20]
+	"echo":            onlyValues("echo", "the prompt is not echoed", `false`),
+	"best_of":         onlyValues("best_of", "one completion is generated per request", `1`),
+	"suffix":          refuse("suffix", "insertion (fill-in-the-middle) is not supported"),
+	"grammar":         honoured,
+	"json_schema":     honoured,
+	"response_format": honoured,
 })
 
 func merged(a, b map[string]fieldRule) map[string]fieldRule {

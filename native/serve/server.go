@@ -267,6 +267,10 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, b *Backend)
 		return
 	}
 	er.Prompt = prompt
+	if er.Grammar, e = grammarOf(&req.constraintFields); e != nil {
+		s.reject(w, e)
+		return
+	}
 	if req.LogProbs != nil && *req.LogProbs > 0 {
 		if *req.LogProbs > engine.MaxTopLogProbs {
 			s.reject(w, invalid("logprobs", "logprobs must be in [0, %d], got %d", engine.MaxTopLogProbs, *req.LogProbs))
@@ -349,10 +353,24 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Back
 		return
 	}
 	er.Prompt = ids
-	format, e := toolFormat(b, req.Tools, req.ToolChoice)
+	format, force, e := toolFormat(b, req.Tools, req.ToolChoice)
 	if e != nil {
 		s.reject(w, e)
 		return
+	}
+	if er.Grammar, e = grammarOf(&req.constraintFields); e != nil {
+		s.reject(w, e)
+		return
+	}
+	if force.required || force.name != "" {
+		if er.Grammar != nil {
+			s.reject(w, invalid("tool_choice", "tool_choice %s cannot be combined with grammar, json_schema or response_format", force))
+			return
+		}
+		if er.Grammar, e = toolGrammar(format, req.Tools, force); e != nil {
+			s.reject(w, e)
+			return
+		}
 	}
 	markers := format.Markers()
 	if spec.reasoning {

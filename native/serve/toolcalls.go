@@ -13,10 +13,10 @@ import (
 
 // toolFormat is the format to parse replies in: the template's, when the
 // request has tools and tool_choice does not forbid calls. tool_choice is
-// checked for OpenAI's forms; "required" and a named function are refused
-// with a 400, because generation is not constrained by a grammar and so
-// could not guarantee the call the client demands.
-func toolFormat(b *Backend, tools, choice json.RawMessage) (chat.ToolFormat, *apiError) {
+// checked for OpenAI's forms; "required" and a named function are returned
+// as force, which the caller enforces with a grammar (toolGrammar).
+func toolFormat(b *Backend, tools, choice json.RawMessage) (chat.ToolFormat, forcedTools, *apiError) {
+	var force forcedTools
 	choice = bytes.TrimSpace(choice)
 	none := false
 	if len(choice) > 0 && string(choice) != "null" {
@@ -27,9 +27,9 @@ func toolFormat(b *Backend, tools, choice json.RawMessage) (chat.ToolFormat, *ap
 				none = true
 			case "auto":
 			case "required":
-				return chat.ToolNone, invalid("tool_choice", `tool_choice "required" is not supported: replies are not constrained by a grammar, so a tool call cannot be guaranteed (use "auto")`)
+				force.required = true
 			default:
-				return chat.ToolNone, invalid("tool_choice", `tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": ...}}, got %q`, name)
+				return chat.ToolNone, force, invalid("tool_choice", `tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": ...}}, got %q`, name)
 			}
 		} else {
 			var obj struct {
@@ -39,16 +39,19 @@ func toolFormat(b *Backend, tools, choice json.RawMessage) (chat.ToolFormat, *ap
 				} `json:"function"`
 			}
 			if err := json.Unmarshal(choice, &obj); err != nil || obj.Type != "function" || obj.Function.Name == "" {
-				return chat.ToolNone, invalid("tool_choice", `tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": ...}}`)
+				return chat.ToolNone, force, invalid("tool_choice", `tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": ...}}`)
 			}
-			return chat.ToolNone, invalid("tool_choice", "tool_choice naming function %q is not supported: replies are not constrained by a grammar, so that call cannot be guaranteed (use \"auto\")", obj.Function.Name)
+			force.name = obj.Function.Name
 		}
 	}
 	var list []json.RawMessage
 	if none || json.Unmarshal(tools, &list) != nil || len(list) == 0 {
-		return chat.ToolNone, nil
+		if force.required || force.name != "" {
+			return chat.ToolNone, force, invalid("tool_choice", "tool_choice %s needs tools", force)
+		}
+		return chat.ToolNone, force, nil
 	}
-	return b.Template.ToolFormat(), nil
+	return b.Template.ToolFormat(), force, nil
 }
 
 // MarkerTokens are the ids of the markers that are single control tokens in

@@ -312,12 +312,15 @@ func TestToolCallsHermes(t *testing.T) {
 			checkCalls(t, "streamed tool_calls", calls, c.calls)
 		})
 	}
-	// Forms the server cannot enforce without constrained decoding are
-	// refused, never accepted and ignored.
-	for _, choice := range []string{`"sometimes"`, `"required"`, `{"type":"function","function":{"name":"get_weather"}}`} {
-		code, m := post(t, url, chatBody("x", tools+`,"tool_choice":`+choice, false))
+	// Forms that cannot be honoured are refused, never accepted and
+	// ignored ("required" and a named function are enforced by a grammar:
+	// TestToolChoiceEnforced).
+	for _, extra := range []string{tools + `,"tool_choice":"sometimes"`, `,"tool_choice":"required"`,
+		tools + `,"tool_choice":{"type":"function","function":{"name":"get_time"}}`,
+		tools + `,"tool_choice":"required","response_format":{"type":"json_object"}`} {
+		code, m := post(t, url, chatBody("x", extra, false))
 		if code != 400 || paramOf(m) != "tool_choice" {
-			t.Errorf("tool_choice %s: %d %v, want 400 naming tool_choice", choice, code, m)
+			t.Errorf("%s: %d %v, want 400 naming tool_choice", extra, code, m)
 		}
 	}
 }

@@ -1,0 +1,203 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/memvanta/memvanta/core/chat"
+	"github.com/memvanta/memvanta/core/grammar"
+)
+
+// Constrained output: the request fields that make the engine generate only
+// text of a grammar's language (core/grammar): llama-server's grammar and
+// json_schema, OpenAI's response_format, and tool_choice "required" or a
+// named function, whose calls are generated from the tools' parameter
+// schemas in the chat template's tool-call format.
+
+// constraintFields are the request fields that set a grammar.
+type constraintFields struct {
+	Grammar        *string         `json:"grammar"`
+	JSONSchema     json.RawMessage `json:"json_schema"`
+	ResponseFormat json.RawMessage `json:"response_format"`
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || string(t) == "null"
+}
+
+// grammarOf builds the request's grammar, nil when it sets none. Several
+// fields that each set one are refused: they could not all hold.
+func grammarOf(cf *constraintFields) (*grammar.Grammar, *apiError) {
+	var set []string
+	var build func() (*grammar.Grammar, *apiError)
+	if cf.Grammar != nil && *cf.Grammar != "" {
+		set = append(set, "grammar")
+		build = func() (*grammar.Grammar, *apiError) {
+			g, err := grammar.Parse(*cf.Grammar, "root")
+			if err != nil {
+				return nil, invalid("grammar", "%v", err)
+			}
+			return g, nil
+		}
+	}
+	if !isNull(cf.JSONSchema) {
+		set = append(set, "json_schema")
+		build = func() (*grammar.Grammar, *apiError) { return schemaGrammar("json_schema", cf.JSONSchema, false) }
+	}
+	if !isNull(cf.ResponseFormat) {
+		var rf struct {
+			Type       string          `json:"type"`
+			Schema     json.RawMessage `json:"schema"` // llama-server's {"type": "json_object", "schema": ...}
+			JSONSchema *struct {
+				Name   string          `json:"name"`
+				Schema json.RawMessage `json:"schema"`
+				Strict *bool           `json:"strict"`
+			} `json:"json_schema"`
+		}
+		if err := json.Unmarshal(cf.ResponseFormat, &rf); err != nil {
+			return nil, invalid("response_format", "response_format must be {\"type\": \"text\" | \"json_object\" | \"json_schema\", ...}: %v", err)
+		}
+		switch rf.Type {
+		case "text":
+		case "json_object":
+			set = append(set, "response_format")
+			build = func() (*grammar.Grammar, *apiError) {
+				if !isNull(rf.Schema) {
+					return schemaGrammar("response_format", rf.Schema, false)
+				}
+				g, err := grammar.Parse(grammar.JSONObject(), "root")
+				if err != nil {
+					return nil, invalid("response_format", "%v", err)
+				}
+				return g, nil
+			}
+		case "json_schema":
+			if rf.JSONSchema == nil {
+				return nil, invalid("response_format", `response_format json_schema needs "json_schema": {"name": ..., "schema": {...}}`)
+			}
+			set = append(set, "response_format")
+			schema := rf.JSONSchema.Schema
+			if isNull(schema) {
+				schema = json.RawMessage(`{}`) // OpenAI: no schema means any JSON
+			}
+			strict := rf.JSONSchema.Strict != nil && *rf.JSONSchema.Strict
+			build = func() (*grammar.Grammar, *apiError) { return schemaGrammar("response_format", schema, strict) }
+		default:
+			return nil, invalid("response_format", `response_format type %q: must be "text", "json_object" or "json_schema"`, rf.Type)
+		}
+	}
+	switch len(set) {
+	case 0:
+		return nil, nil
+	case 1:
+		return build()
+	}
+	return nil, invalid(set[1], "%s cannot be combined with %s: give one constraint", strings.Join(set[1:], ", "), set[0])
+}
+
+func schemaGrammar(field string, schema json.RawMessage, strict bool) (*grammar.Grammar, *apiError) {
+	src, err := grammar.FromJSONSchema(schema, grammar.SchemaOptions{Strict: strict})
+	if err != nil {
+		return nil, invalid(field, "%s: %v", field, err)
+	}
+	g, err := grammar.Parse(src, "root")
+	if err != nil {
+		return nil, invalid(field, "%s: the schema's grammar: %v", field, err)
+	}
+	return g, nil
+}
+
+// forcedTools is what tool_choice demands: nothing (""), a call of any
+// tool ("required"), or a call of the named function.
+type forcedTools struct {
+	required bool
+	name     string
+}
+
+// toolGrammar is the grammar of a reply made of tool calls in format f:
+// one call of the named function, or one or more calls (parallel) of any
+// tool for "required", each call's arguments valid under its function's
+// parameters schema (strict as the function's "strict" says).
+func toolGrammar(f chat.ToolFormat, toolsRaw json.RawMessage, force forcedTools) (*grammar.Grammar, *apiError) {
+	var tools []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name       string          `json:"name"`
+			Parameters json.RawMessage `json:"parameters"`
+			Strict     bool            `json:"strict"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(toolsRaw, &tools); err != nil {
+		return nil, invalid("tools", "tools must be an array of {\"type\": \"function\", \"function\": {...}}: %v", err)
+	}
+	argsKey := "arguments"
+	if f == chat.ToolLlama3 {
+		argsKey = "parameters"
+	}
+	var calls []string
+	strict := true
+	for _, t := range tools {
+		fn := t.Function
+		if t.Type != "function" || fn.Name == "" || (force.name != "" && fn.Name != force.name) {
+			continue
+		}
+		params := fn.Parameters
+		if isNull(params) {
+			params = json.RawMessage(`{"type":"object"}`)
+		}
+		name, _ := json.Marshal(fn.Name)
+		calls = append(calls, fmt.Sprintf(`{"type":"object","properties":{"name":{"const":%s},%q:%s},"required":["name",%q],"additionalProperties":false}`, name, argsKey, params, argsKey))
+		strict = strict && fn.Strict
+	}
+	if len(calls) == 0 {
+		if force.name != "" {
+			return nil, invalid("tool_choice", "tool_choice names function %q, which is not in tools", force.name)
+		}
+		return nil, invalid("tool_choice", `tool_choice "required" needs at least one function in tools`)
+	}
+	// The strictness of the call objects is fixed above; a parameters
+	// schema is strict (no properties beyond its own) only if every
+	// function asks for it, as the anyOf shares one conversion.
+	src, err := grammar.FromJSONSchema([]byte(`{"anyOf":[`+strings.Join(calls, ",")+`]}`), grammar.SchemaOptions{Strict: strict})
+	if err != nil {
+		return nil, invalid("tools", "a function's parameters: %v", err)
+	}
+	many := force.name == ""
+	var start string
+	switch f {
+	case chat.ToolHermes:
+		start = `tool-call ::= "<tool_call>" "\n"? root "\n"? "</tool_call>"` + "\n"
+		if many {
+			start = "tool-calls ::= tool-call (\"\\n\"? tool-call)*\n" + start
+		} else {
+			start = "tool-calls ::= tool-call\n" + start
+		}
+	case chat.ToolLlama3:
+		// One JSON object is the whole reply (the format has no parallel
+		// calls).
+		start = "tool-calls ::= root\n"
+	case chat.ToolMistral:
+		if many {
+			start = `tool-calls ::= "[TOOL_CALLS]" "[" space root ("," space root)* "]"` + "\n"
+		} else {
+			start = `tool-calls ::= "[TOOL_CALLS]" "[" space root "]"` + "\n"
+		}
+	default:
+		return nil, invalid("tool_choice", "tool_choice %s needs a chat template with a tool-call format (Hermes/Qwen, Llama 3, Mistral); this model's template has none", force)
+	}
+	g, err := grammar.Parse(start+src, "tool-calls")
+	if err != nil {
+		return nil, invalid("tools", "the tools' grammar: %v", err)
+	}
+	return g, nil
+}
+
+func (f forcedTools) String() string {
+	if f.name != "" {
+		return fmt.Sprintf("naming %q", f.name)
+	}
+	return `"required"`
+}
