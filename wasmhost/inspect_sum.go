@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const inspectSHA256 = "b6a8969a3bfb018b7b3c86ad6cd3ce2194cbb14e3e357090e633ce96704a17d8"
+const inspectSHA256 = "a9ad3b50dd0471aa893cb25547a8041376faf7fadb289500434f15f3b0f882a5"
