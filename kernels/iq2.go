@@ -39,6 +39,16 @@ func iq2Signs7(s uint32) uint8 {
 	return uint8(s) | uint8(bits.OnesCount32(s)&1)<<7
 }
 
+// kSigns is ggml's ksigns_iq2xs as a table, iq2Signs7 of every 7-bit field,
+// for the IQ3_XXS code and assembly that index it (iq3.go, iq3_amd64.go,
+// iq3_arm64.s). Built once at initialization, never written.
+var kSigns = func() (t [128]uint8) {
+	for i := range t {
+		t[i] = iq2Signs7(uint32(i))
+	}
+	return t
+}()
+
 // iq2Sign8 is the sign multipliers of a sign byte as 8 bytes, 0x01 for +1
 // and 0xff for -1 (byte j for bit j). The SIMD dots apply it with VPSIGNB.
 func iq2Sign8(s uint8) uint64 {

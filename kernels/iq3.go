@@ -27,7 +27,7 @@ const (
 
 // iq3xxsSigns returns the eight sign bits of pair l of an IQ3_XXS 32-group
 // from its scale-and-sign word.
-func iq3xxsSigns(aux uint32, l int) byte { return iq3KSigns[aux>>(7*l)&127] }
+func iq3xxsSigns(aux uint32, l int) byte { return kSigns[aux>>(7*l)&127] }
 
 // iq3Sign is -1 where bit j of signs is set, else +1.
 func iq3Sign(signs byte, j int) int32 { return 1 - 2*int32(signs>>j&1) }

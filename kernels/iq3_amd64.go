@@ -25,11 +25,11 @@ const (
 	gemmIQMinBatchAVX512 = 2
 )
 
-// iq3xxsSignMask is ksigns (iq3KSigns) spread to bytes: byte j of entry i
+// iq3xxsSignMask is ksigns (kSigns) spread to bytes: byte j of entry i
 // is 0xff where bit j of ksigns[i] is set, so an IQ3_XXS sign field is one
 // 8-byte load (iq3_amd64.s). Built once at initialization, never written.
 var iq3xxsSignMask = func() (t [128]uint64) {
-	for i, s := range iq3KSigns {
+	for i, s := range kSigns {
 		for j := 0; j < 8; j++ {
 			if s>>j&1 != 0 {
 				t[i] |= 0xff << (8 * j)

@@ -7,7 +7,7 @@ import "testing"
 // bits plus their parity (ggml's construction).
 func TestIQ3XXSSignMask(t *testing.T) {
 	for i, m := range iq3xxsSignMask {
-		s := iq3KSigns[i]
+		s := kSigns[i]
 		par := 0
 		for j := 0; j < 7; j++ {
 			par ^= i >> j & 1

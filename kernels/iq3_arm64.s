@@ -132,7 +132,7 @@ TEXT ·dotIQ3_XXSQ8_KNEON(SB), NOSPLIT, $0-28
 	MOVD w+8(FP), R1
 	MOVD a+16(FP), R2
 	IQ3N_CONSTS(·iq3xxsGrid)
-	MOVD $·iq3KSigns(SB), R14
+	MOVD $·kSigns(SB), R14
 	FMOVS ZR, F20
 	CBZ R0, xxsndone
 xxsnloop:

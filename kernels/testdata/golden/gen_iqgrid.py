@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Write kernels/iq3grid.go and kernels/iq1grid.go from ggml's own tables.
 
-The grids iq3xxs_grid, iq3s_grid and iq1s_grid and the sign table
-ksigns_iq2xs are parsed out of llama.cpp's ggml/src/ggml-common.h (the
+The grids iq3xxs_grid, iq3s_grid and iq1s_grid are parsed out of llama.cpp's ggml/src/ggml-common.h (the
 GGML_TABLE_BEGIN(type, name, n) ... GGML_TABLE_END() blocks) and written as
 Go arrays: copied by a program, never retyped. The Go tests check them
 independently against llama.cpp's compiled ggml (ggml-iq3.json: blocks that
-reach every grid and sign index, dequantized by libggml-base).
+reach every grid and sign index, dequantized by libggml-base). The sign table
+ksigns_iq2xs is not copied: it is seven bits and their parity, built by
+kernels/iq2.go (kSigns) and checked by the same goldens.
 
 usage: python3 gen_iqgrid.py PATH/TO/ggml-common.h
 """
@@ -48,7 +49,6 @@ def emit(path, doc, tables):
 emit(os.path.join(KDIR, "iq3grid.go"), "", [
     ("iq3xxsGrid", "iq3xxs_grid", "uint32", 4, "four unsigned magnitudes per entry, first element in the low byte."),
     ("iq3sGrid", "iq3s_grid", "uint32", 4, "four odd magnitudes 1..15 per entry, first element in the low byte."),
-    ("iq3KSigns", "ksigns_iq2xs", "uint8", 0, "seven sign bits plus an eighth that makes the count of set bits even."),
 ])
 emit(os.path.join(KDIR, "iq1grid.go"), "", [
     ("iq1sGrid", "iq1s_grid", "uint64", 8, "eight int8 values in {-1, 0, 1} per entry, first element in the low byte."),
