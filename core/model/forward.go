@@ -364,6 +364,7 @@ func (m *Model) alloc() {
 	m.logits = make([]float32, c.NVocab)
 	m.ropeCS = make([]float32, nb*c.NRot) // one cos/sin cache per batch token
 	widest := max(c.NEmbd, c.QDim(), c.NFF, c.NFFExp, c.NFFShexp)
+	m.moe.margin = float32(math.Inf(1))
 	if c.MoE {
 		m.allocMoE()
 	}

@@ -67,6 +67,26 @@ type moeScratch struct {
 	// hook, when set (tests, measurements), sees each layer's routing:
 	// sel holds k experts per batch row.
 	hook func(l int, sel []int32)
+	// top holds one row's k+1 best experts, so route learns the margin
+	// of its choice (the (k+1)-th) from the same insertion pass.
+	top []int32
+	// margin is the smallest routing margin since the last reset (see
+	// RouterMargin).
+	margin float32
+}
+
+// RouterMargin is the smallest routing margin of the forward passes since
+// the last call (every row, every layer): the router-logit difference
+// between the last expert a row chose and the best one it did not. Replay
+// tests read it because a margin below the two engines' difference in
+// router logits (summation order, activation quantization) lets them pick
+// different experts for the same token, which moves the logits by more
+// than any kernel bound and is not a defect of either. It is +Inf for
+// models without experts and after it is read.
+func (m *Model) RouterMargin() float32 {
+	v := m.moe.margin
+	m.moe.margin = float32(math.Inf(1))
+	return v
 }
 
 func (m *Model) allocMoE() {
@@ -76,6 +96,7 @@ func (m *Model) allocMoE() {
 	ms := &m.moe
 	ms.logits = make([]float32, nb*N)
 	ms.sel = make([]int32, nb*K)
+	ms.top = make([]int32, min(K+1, N))
 	ms.wts = make([]float32, nb*K)
 	ms.out = make([]float32, nb*K*E)
 	ms.cnt = make([]int32, N)
@@ -250,7 +271,13 @@ func (m *Model) route(b int) {
 		}
 	}
 	sel, w := ms.sel[b*K:(b+1)*K], ms.wts[b*K:(b+1)*K]
-	topK(p, sel)
+	// topK keeps index order among equals, so the first k of the k+1
+	// best are the k best.
+	topK(p, ms.top)
+	copy(sel, ms.top)
+	if len(ms.top) > K {
+		ms.margin = min(ms.margin, routerLogitGap(c.ExpertGating, p[ms.top[K-1]], p[ms.top[K]]))
+	}
 	for s, e := range sel {
 		w[s] = p[e]
 	}
@@ -273,6 +300,20 @@ func (m *Model) route(b int) {
 			w[i] *= sc
 		}
 	}
+}
+
+// routerLogitGap is a-b in router logits, a and b being two experts'
+// scores after gating (probabilities for softmax and sigmoid gating, whose
+// logits differ by log(a/b) and by logit(a)-logit(b)).
+func routerLogitGap(g arch.Gating, a, b float32) float32 {
+	x, y := float64(a), float64(b)
+	switch g {
+	case arch.GatingSoftmax:
+		return float32(math.Log(x) - math.Log(y))
+	case arch.GatingSigmoid:
+		return float32(math.Log(x/(1-x)) - math.Log(y/(1-y)))
+	}
+	return a - b
 }
 
 // topK writes to sel the indices of the len(sel) largest values of p, the

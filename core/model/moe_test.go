@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memvanta/memvanta/core/arch"
 	"github.com/memvanta/memvanta/core/ggml"
 	"github.com/memvanta/memvanta/core/synth"
 	"github.com/memvanta/memvanta/kernels"
@@ -548,6 +549,69 @@ func sortDesc(v []int) {
 	for i := 1; i < len(v); i++ {
 		for j := i; j > 0 && v[j] > v[j-1]; j-- {
 			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+}
+
+// TestRouterMargin checks the margin RouterMargin reports: the same
+// router-logit difference under every gating function, the smallest over
+// a pass, +Inf once read and for dense models.
+func TestRouterMargin(t *testing.T) {
+	softmax := func(v ...float64) []float32 {
+		s := 0.0
+		for _, x := range v {
+			s += math.Exp(x)
+		}
+		p := make([]float32, len(v))
+		for i, x := range v {
+			p[i] = float32(math.Exp(x) / s)
+		}
+		return p
+	}
+	sig := func(x float64) float32 { return float32(1 / (1 + math.Exp(-x))) }
+	sm := softmax(2, 1.5, -1)
+	for _, tc := range []struct {
+		name string
+		g    arch.Gating
+		a, b float32
+	}{
+		{"softmax", arch.GatingSoftmax, sm[0], sm[1]},
+		{"sigmoid", arch.GatingSigmoid, sig(2), sig(1.5)},
+		{"softmax-weight", arch.GatingSoftmaxWeight, 2, 1.5},
+	} {
+		if got := routerLogitGap(tc.g, tc.a, tc.b); math.Abs(float64(got)-0.5) > 1e-5 {
+			t.Errorf("%s: gap %v, want 0.5 (logits 2 and 1.5)", tc.name, got)
+		}
+	}
+
+	for _, mm := range moeModels {
+		m, _ := openWeights(t, moeFile(t, mm.a, ggml.F32, 0), false, Options{Threads: 1, Batch: 8, KVType: ggml.F16})
+		if v := m.RouterMargin(); !math.IsInf(float64(v), 1) {
+			t.Errorf("%s: margin %v before any pass, want +Inf", mm.name, v)
+		}
+		// Each single-token pass's margin, against the same tokens as one
+		// batch after a reset: the batch reports the smallest of them.
+		toks := []int32{1, 17, 42, 99, 7}
+		least := float32(math.Inf(1))
+		for _, tok := range toks {
+			if _, err := m.Forward(context.Background(), []int32{tok}); err != nil {
+				t.Fatal(err)
+			}
+			v := m.RouterMargin()
+			if !(v >= 0) || math.IsInf(float64(v), 0) {
+				t.Fatalf("%s: token %d: margin %v, want finite and >= 0", mm.name, tok, v)
+			}
+			least = min(least, v)
+		}
+		m.Reset()
+		if _, err := m.Forward(context.Background(), toks); err != nil {
+			t.Fatal(err)
+		}
+		if v := m.RouterMargin(); math.Abs(float64(v-least)) > 1e-4*max(1, float64(least)) {
+			t.Errorf("%s: batch margin %v, single-token passes' least %v", mm.name, v, least)
+		}
+		if v := m.RouterMargin(); !math.IsInf(float64(v), 1) {
+			t.Errorf("%s: margin %v read twice, want +Inf the second time", mm.name, v)
 		}
 	}
 }

@@ -70,7 +70,25 @@ type replayResult struct {
 	flips   int         // steps where our argmax is not llama.cpp's token
 	logits  [][]float32 // per step
 	firstAt int         // first flipped step, -1 if none
+	ties    int         // deviating steps excused by a router near-tie (routerTie)
 }
+
+// routerTie is the router-logit margin below which a mixture-of-experts
+// step that deviates (token or gaps) is excused (model.RouterMargin); steps
+// that agree are compared whatever their margin. Two engines computing the
+// same function may pick different experts there, and one swapped expert
+// moves the output logits by more than any kernel bound. Measured on the
+// gpt-oss Q4_K_M golden (4 layers, 93 steps): memvanta's own avx2 and
+// scalar paths differ by up to 0.0019 in a router margin; llama.cpp
+// quantizes the activations the same way but sums in another order, so
+// the bound is that difference with a factor of 2.5. The one step that
+// deviated there (0.32 logits against a bound of 0.153) had a layer whose
+// 4th and 5th experts were 0.00058 apart.
+const routerTie = 0.005
+
+// maxTieShare caps the steps a case may skip as router ties, so a router
+// that is wrong everywhere still fails.
+const maxTieShare = 0.1
 
 // replay feeds llama.cpp's prompt and greedy tokens (teacher forcing) and
 // compares each step's top-5 logit gaps (logit_i - logit_top1) with
@@ -87,9 +105,22 @@ func replay(t *testing.T, m *model.Model, c golden.Case, tol, minMargin float64,
 	r := replayResult{firstAt: -1}
 	for i, want := range c.Tokens {
 		r.logits = append(r.logits, append([]float32(nil), logits...))
+		margin := m.RouterMargin()
 		got := int32(kernels.Argmax(logits))
 		top := c.Steps[i].Top
-		if got != want {
+		dev := 0.0 // this step's largest gap deviation
+		for _, e := range top {
+			dev = math.Max(dev, math.Abs(float64(logits[e.ID]-logits[top[0].ID])-e.DLogit))
+		}
+		excused := (got != want || dev > tol) && margin < routerTie
+		if excused {
+			r.ties++
+			t.Logf("%s %q step %d: router near-tie (margin %.5f < %g) and a deviation of %.4f (token %d, llama.cpp %d): not compared",
+				label, c.Prompt, i, margin, routerTie, dev, got, want)
+			if float64(r.ties) > maxTieShare*float64(len(c.Tokens)) {
+				t.Errorf("%s %q: %d of %d steps deviate at router near-ties, more than %.0f%%", label, c.Prompt, r.ties, len(c.Tokens), 100*maxTieShare)
+			}
+		} else if got != want {
 			gap := math.Inf(1)
 			if len(top) > 1 {
 				gap = -top[1].DLogit
@@ -104,6 +135,9 @@ func replay(t *testing.T, m *model.Model, c golden.Case, tol, minMargin float64,
 			}
 		}
 		for _, e := range top {
+			if excused {
+				break
+			}
 			d := math.Abs(float64(logits[e.ID]-logits[top[0].ID]) - e.DLogit)
 			r.worst = math.Max(r.worst, d)
 			if d > tol {
