@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "49f0204633f11d08993fbacae57f1d36af9a9312a0d26ee2f280d1cab37d0e67"
+const guestSHA256 = "7d7e7515d4fafd79e4a429e953063c5714f64b9d83c96cfea48f50836638693c"
