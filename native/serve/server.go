@@ -358,9 +358,20 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Back
 		s.reject(w, e)
 		return
 	}
-	if er.Grammar, e = grammarOf(&req.constraintFields); e != nil {
+	harmony := b.Template.Harmony()
+	gs, e := grammarSource(&req.constraintFields)
+	if e != nil {
 		s.reject(w, e)
 		return
+	}
+	if gs != nil {
+		if harmony {
+			gs = harmonyFinal(gs)
+		}
+		if er.Grammar, e = gs.parse(); e != nil {
+			s.reject(w, e)
+			return
+		}
 	}
 	if force.required || force.name != "" {
 		if er.Grammar != nil {
@@ -373,7 +384,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Back
 		}
 	}
 	markers := format.Markers()
-	if spec.reasoning {
+	switch {
+	case harmony:
+		// Channels and calls are parsed together, with or without tools.
+		markers = chat.HarmonyMarkers()
+		spec.harmony, spec.forcedOpen = true, false
+	case spec.reasoning:
 		markers = append(markers, chat.ThinkOpen, chat.ThinkClose)
 	}
 	er.Keep = MarkerTokens(b.Tokenizer, markers)
