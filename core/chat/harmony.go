@@ -402,3 +402,21 @@ func (h *HarmonyStream) endCall(p *HarmonyPiece) {
 	}
 	h.calls = append(h.calls, ToolCall{Name: h.name, Arguments: args})
 }
+
+// HarmonyRules are GBNF rules for harmony replies (llama.cpp's for
+// gpt-oss): harmony-analysis is one analysis message, end marker included,
+// whose text is anything without <|end|> (harmony-not-end); harmony-ctype
+// is the optional content type of a header (" <|constrain|>json").
+const HarmonyRules = `harmony-not-end ::= [^<] | "<" [^|] | "<|" [^e] | "<|e" [^n] | "<|en" [^d] | "<|end" [^|] | "<|end|" [^>]
+harmony-analysis ::= "<|channel|>analysis<|message|>" harmony-not-end* "<|end|>"
+harmony-ctype ::= (" " "<|constrain|>"? [a-zA-Z0-9_-]+)?
+`
+
+// HarmonyFinalGrammar wraps a grammar (GBNF src, start rule root) so that
+// it constrains the body of a harmony reply's final message: the reply may
+// think first, and opens the final message with its header, which the
+// wrapped grammar must not see. The result starts at rule harmony-reply;
+// a src that defines a rule named harmony-… clashes (a parse error).
+func HarmonyFinalGrammar(src, root string) (string, string) {
+	return HarmonyRules + `harmony-reply ::= (harmony-analysis "<|start|>assistant")? "<|channel|>final" harmony-ctype "<|message|>" ` + root + "\n" + src, "harmony-reply"
+}

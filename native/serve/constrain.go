@@ -122,21 +122,12 @@ func schemaSource(field string, schema json.RawMessage, strict bool) (*grammarSr
 	return &grammarSrc{src, "root", field}, nil
 }
 
-// Harmony (gpt-oss) replies open with a header and may think first in
-// the analysis channel, so a constraint holds for the body of the answer
-// (the final channel's message) or of the call, never for the whole reply:
-// the grammars below are llama.cpp's for gpt-oss, with the request's
-// grammar in the body. Their rule names start with "harmony-"; a request
-// grammar that defines one of them is refused as a duplicate definition.
-const harmonyRules = `harmony-not-end ::= [^<] | "<" [^|] | "<|" [^e] | "<|e" [^n] | "<|en" [^d] | "<|end" [^|] | "<|end|" [^>]
-harmony-analysis ::= "<|channel|>analysis<|message|>" harmony-not-end* "<|end|>"
-harmony-ctype ::= (" " "<|constrain|>"? [a-zA-Z0-9_-]+)?
-`
-
-// harmonyFinal makes g the grammar of a harmony reply's final message.
+// harmonyFinal makes g the grammar of a harmony (gpt-oss) reply's final
+// message body: the header and the thoughts before it are free
+// (chat.HarmonyFinalGrammar), so a constraint never applies to them.
 func harmonyFinal(g *grammarSrc) *grammarSrc {
-	return &grammarSrc{field: g.field, root: "harmony-reply", src: harmonyRules +
-		`harmony-reply ::= (harmony-analysis "<|start|>assistant")? "<|channel|>final" harmony-ctype "<|message|>" ` + g.root + "\n" + g.src}
+	src, root := chat.HarmonyFinalGrammar(g.src, g.root)
+	return &grammarSrc{src: src, root: root, field: g.field}
 }
 
 // forcedTools is what tool_choice demands: nothing (""), a call of any
@@ -268,7 +259,7 @@ func harmonyToolGrammar(tools []toolDef, force forcedTools) (*grammar.Grammar, *
 		inRole = append(inRole, lit+` harmony-channel harmony-json "<|message|>" `+roots[i])
 		inChannel = append(inChannel, lit+` harmony-json "<|message|>" `+roots[i])
 	}
-	start := harmonyRules + `harmony-commentary ::= "<|channel|>commentary<|message|>" harmony-not-end* "<|end|>"
+	start := chat.HarmonyRules + `harmony-commentary ::= "<|channel|>commentary<|message|>" harmony-not-end* "<|end|>"
 harmony-channel ::= "<|channel|>" ("commentary" | "analysis")
 harmony-json ::= (" " "<|constrain|>"? "json")?
 harmony-call ::= (harmony-analysis "<|start|>assistant")? (harmony-commentary "<|start|>assistant")? (harmony-in-role | harmony-in-channel)
