@@ -280,8 +280,8 @@ func (c *converter) visitObject(s *object, name, path string) (string, error) {
 		case "type", "properties", "required", "additionalProperties", "items", "prefixItems",
 			"minItems", "maxItems", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "format",
 			"minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-			"nullable":
-		case "pattern", "patternProperties", "propertyNames", "minProperties", "maxProperties",
+			"nullable", "pattern":
+		case "patternProperties", "propertyNames", "minProperties", "maxProperties",
 			"uniqueItems", "contains", "minContains", "maxContains", "multipleOf", "not", "if",
 			"then", "else", "dependentRequired", "dependentSchemas", "unevaluatedProperties",
 			"unevaluatedItems":
@@ -375,7 +375,10 @@ func (c *converter) visitObject(s *object, name, path string) (string, error) {
 		_, addl := s.get("additionalProperties")
 		_, items := s.get("items")
 		_, prefix := s.get("prefixItems")
+		_, pattern := s.get("pattern")
 		switch {
+		case pattern:
+			t = "string" // as llama.cpp's converter reads an untyped pattern
 		case props || addl:
 			t = "object"
 		case items || prefix:
@@ -637,6 +640,22 @@ func (c *converter) array(s *object, name, path string) (string, error) {
 
 func (c *converter) str(s *object, name, path string) (string, error) {
 	c.space()
+	if pv, ok := s.get("pattern"); ok {
+		pat, ok := pv.(string)
+		if !ok {
+			return "", c.errf(path, "pattern must be a string")
+		}
+		for _, k := range []string{"format", "minLength", "maxLength"} {
+			if _, ok := s.get(k); ok {
+				return "", c.errf(path, "%s with pattern is not supported (the grammar could not enforce both)", k)
+			}
+		}
+		body, err := patternRule(pat)
+		if err != nil {
+			return "", c.errf(path, "%v", err)
+		}
+		return `"\"" ` + c.add(name+"-pattern", body) + ` "\"" space`, nil
+	}
 	if f, ok := s.get("format"); ok {
 		fs, _ := f.(string)
 		if rule, known := stringFormats[fs]; known {

@@ -116,7 +116,9 @@ func fmtInt(n int64) string {
 
 func TestSchemaErrors(t *testing.T) {
 	for _, c := range []struct{ schema, want string }{
-		{`{"type":"string","pattern":"^a+$"}`, `keyword "pattern" is not supported`},
+		{`{"type":"string","pattern":"^(a)\\1$"}`, `escape \1 is not supported`},
+		{`{"type":"string","pattern":"a+"}`, `must start with ^ and end with $`},
+		{`{"type":"string","pattern":"^a+$","maxLength":3}`, `maxLength with pattern is not supported`},
 		{`{"type":"number","minimum":1}`, "minimum on a number"},
 		{`{"$ref":"http://x/y"}`, "only local references"},
 		{`{"$ref":"#/$defs/nope"}`, `"$defs" not found`},
