@@ -66,6 +66,9 @@ func (cv *conversation) reset() {
 }
 
 func (cv *conversation) render(msgs []chat.Message, gen bool) (string, error) {
+	if cv.tmpl.Harmony() {
+		msgs = chat.HarmonyHistory(msgs)
+	}
 	return cv.tmpl.Render(msgs, chat.Options{AddGenerationPrompt: gen,
 		BOS: cv.tok.TokenText(cv.tok.BOS()), EOS: cv.tok.TokenText(cv.tok.EOS()), Tools: cv.tools})
 }

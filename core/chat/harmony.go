@@ -420,3 +420,43 @@ harmony-ctype ::= (" " "<|constrain|>"? [a-zA-Z0-9_-]+)?
 func HarmonyFinalGrammar(src, root string) (string, string) {
 	return HarmonyRules + `harmony-reply ::= (harmony-analysis "<|start|>assistant")? "<|channel|>final" harmony-ctype "<|message|>" ` + root + "\n" + src, "harmony-reply"
 }
+
+// HarmonyHistory prepares a conversation for gpt-oss's template, as
+// llama.cpp does: an assistant turn that called tools gets its
+// reasoning_content (how a client returns the thoughts it was given) as
+// "thinking", the field the template renders as the analysis message
+// before the call. Other messages are unchanged.
+func HarmonyHistory(msgs []Message) []Message {
+	out := msgs
+	for i, m := range msgs {
+		if m.Role != "assistant" || len(m.Fields) == 0 {
+			continue
+		}
+		var f struct {
+			ToolCalls        json.RawMessage `json:"tool_calls"`
+			ReasoningContent *string         `json:"reasoning_content"`
+			Thinking         json.RawMessage `json:"thinking"`
+		}
+		if json.Unmarshal(m.Fields, &f) != nil || f.ReasoningContent == nil || f.Thinking != nil {
+			continue
+		}
+		if t := bytes.TrimSpace(f.ToolCalls); len(t) == 0 || t[0] != '[' {
+			continue
+		}
+		obj := bytes.TrimSpace(m.Fields)
+		if len(obj) < 2 || obj[len(obj)-1] != '}' {
+			continue
+		}
+		th, _ := json.Marshal(*f.ReasoningContent)
+		var b bytes.Buffer
+		b.Write(obj[:len(obj)-1])
+		b.WriteString(`,"thinking":`) // the object has tool_calls, so is not empty
+		b.Write(th)
+		b.WriteByte('}')
+		if &out[0] == &msgs[0] {
+			out = append([]Message(nil), msgs...)
+		}
+		out[i].Fields = b.Bytes()
+	}
+	return out
+}

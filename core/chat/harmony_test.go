@@ -214,3 +214,30 @@ func harmonyTemplate(t *testing.T) string {
 	}
 	return string(b)
 }
+
+// TestHarmonyHistory: thoughts a client returns with a tool call are
+// rendered as the analysis message before the call, as gpt-oss was trained.
+func TestHarmonyHistory(t *testing.T) {
+	tm, err := Compile("gpt-oss", harmonyTemplate(t), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := ParseMessages([]byte(`[{"role":"user","content":"weather in Paris?"},
+		{"role":"assistant","content":null,"reasoning_content":"Need the weather tool.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
+		{"role":"tool","tool_call_id":"call_1","content":"sunny"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []byte(`[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]`)
+	text, err := tm.Render(HarmonyHistory(msgs), Options{AddGenerationPrompt: true, Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `<|start|>assistant<|channel|>analysis<|message|>Need the weather tool.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>`
+	if !strings.Contains(text, want) {
+		t.Errorf("rendered history lacks %q:\n%s", want, text)
+	}
+	if !strings.Contains(string(msgs[1].Fields), "reasoning_content") || strings.Contains(string(msgs[1].Fields), "thinking") {
+		t.Error("HarmonyHistory changed its argument")
+	}
+}

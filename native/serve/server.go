@@ -408,6 +408,9 @@ func (s *Server) render(b *Backend, msgsRaw, tools json.RawMessage, vars map[str
 	if len(msgs) == 0 {
 		return "", invalid("messages", "messages must not be empty")
 	}
+	if b.Template.Harmony() {
+		msgs = chat.HarmonyHistory(msgs)
+	}
 	if t := strings.TrimSpace(string(tools)); t == "null" || t == "" {
 		tools = nil
 	}
