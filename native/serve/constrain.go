@@ -2,9 +2,12 @@ package serve
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/memvanta/memvanta/core/chat"
 	"github.com/memvanta/memvanta/core/grammar"
@@ -34,8 +37,8 @@ type grammarSrc struct {
 	src, root, field string
 }
 
-func (g *grammarSrc) parse() (*grammar.Grammar, *apiError) {
-	gr, err := grammar.Parse(g.src, g.root)
+func (g *grammarSrc) parse(gc *grammarCache) (*grammar.Grammar, *apiError) {
+	gr, err := gc.parse(g.src, g.root)
 	if err != nil {
 		if g.field == "grammar" {
 			return nil, invalid("grammar", "%v", err)
@@ -46,12 +49,62 @@ func (g *grammarSrc) parse() (*grammar.Grammar, *apiError) {
 }
 
 // grammarOf builds the request's grammar, nil when it sets none.
-func grammarOf(cf *constraintFields) (*grammar.Grammar, *apiError) {
+func grammarOf(cf *constraintFields, gc *grammarCache) (*grammar.Grammar, *apiError) {
 	gs, e := grammarSource(cf)
 	if gs == nil || e != nil {
 		return nil, e
 	}
-	return gs.parse()
+	return gs.parse(gc)
+}
+
+// maxCachedGrammars bounds grammarCache.
+const maxCachedGrammars = 16
+
+// grammarCache keeps the grammars of recent requests by their source, so
+// requests with the same schema (or tools) get the same *grammar.Grammar,
+// and the engine's matcher for it, with the masks it has computed, is
+// reused (engine.keepMatcher) instead of starting cold every request.
+type grammarCache struct {
+	mu   sync.Mutex
+	keys [][32]byte // least recently used first
+	gs   map[[32]byte]*grammar.Grammar
+}
+
+// parse is grammar.Parse through the cache (nil: no cache).
+func (c *grammarCache) parse(src, root string) (*grammar.Grammar, error) {
+	if c == nil {
+		return grammar.Parse(src, root)
+	}
+	h := sha256.New()
+	h.Write([]byte(root))
+	h.Write([]byte{0})
+	h.Write([]byte(src))
+	var k [32]byte
+	h.Sum(k[:0])
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	touch := func() {
+		c.keys = slices.DeleteFunc(c.keys, func(x [32]byte) bool { return x == k })
+		c.keys = append(c.keys, k)
+	}
+	if g, ok := c.gs[k]; ok {
+		touch()
+		return g, nil
+	}
+	g, err := grammar.Parse(src, root)
+	if err != nil {
+		return nil, err
+	}
+	if c.gs == nil {
+		c.gs = map[[32]byte]*grammar.Grammar{}
+	}
+	if len(c.keys) >= maxCachedGrammars {
+		delete(c.gs, c.keys[0])
+		c.keys = c.keys[1:]
+	}
+	c.gs[k] = g
+	touch()
+	return g, nil
 }
 
 // grammarSource is the request's grammar source, nil when it sets none.
@@ -141,13 +194,13 @@ type forcedTools struct {
 // one call of the named function, or one or more calls (parallel) of any
 // tool for "required", each call's arguments valid under its function's
 // parameters schema (strict as the function's "strict" says).
-func toolGrammar(f chat.ToolFormat, toolsRaw json.RawMessage, force forcedTools) (*grammar.Grammar, *apiError) {
+func toolGrammar(f chat.ToolFormat, toolsRaw json.RawMessage, force forcedTools, gc *grammarCache) (*grammar.Grammar, *apiError) {
 	var tools []toolDef
 	if err := json.Unmarshal(toolsRaw, &tools); err != nil {
 		return nil, invalid("tools", "tools must be an array of {\"type\": \"function\", \"function\": {...}}: %v", err)
 	}
 	if f == chat.ToolHarmony {
-		return harmonyToolGrammar(tools, force)
+		return harmonyToolGrammar(tools, force, gc)
 	}
 	argsKey := "arguments"
 	if f == chat.ToolLlama3 {
@@ -204,7 +257,7 @@ func toolGrammar(f chat.ToolFormat, toolsRaw json.RawMessage, force forcedTools)
 	default:
 		return nil, invalid("tool_choice", "tool_choice %s needs a chat template with a tool-call format (Hermes/Qwen, Llama 3, Mistral, gpt-oss harmony); this model's template has none", force)
 	}
-	g, err := grammar.Parse(start+src, "tool-calls")
+	g, err := gc.parse(start+src, "tool-calls")
 	if err != nil {
 		return nil, invalid("tools", "the tools' grammar: %v", err)
 	}
@@ -226,7 +279,7 @@ type toolDef struct {
 // commentary preamble, both optional, then the call with the recipient in
 // the role or after the channel, its arguments valid under the named
 // function's parameters.
-func harmonyToolGrammar(tools []toolDef, force forcedTools) (*grammar.Grammar, *apiError) {
+func harmonyToolGrammar(tools []toolDef, force forcedTools, gc *grammarCache) (*grammar.Grammar, *apiError) {
 	var names []string
 	var schemas [][]byte
 	strict := true
@@ -266,7 +319,7 @@ harmony-call ::= (harmony-analysis "<|start|>assistant")? (harmony-commentary "<
 harmony-in-role ::= " to=functions." (` + strings.Join(inRole, " | ") + `)
 harmony-in-channel ::= harmony-channel " to=functions." (` + strings.Join(inChannel, " | ") + `)
 `
-	g, err := grammar.Parse(start+src, "harmony-call")
+	g, err := gc.parse(start+src, "harmony-call")
 	if err != nil {
 		return nil, invalid("tools", "the tools' grammar: %v", err)
 	}

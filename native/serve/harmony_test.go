@@ -263,7 +263,7 @@ func TestHarmonyConstraints(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	g, e := harmonyFinal(gs).parse()
+	g, e := harmonyFinal(gs).parse(nil)
 	if e != nil {
 		t.Fatal(e)
 	}
@@ -288,7 +288,7 @@ func TestHarmonyConstraints(t *testing.T) {
 	if err := json.Unmarshal([]byte(tools), &defs); err != nil {
 		t.Fatal(err)
 	}
-	g, e = harmonyToolGrammar(defs, forcedTools{required: true})
+	g, e = harmonyToolGrammar(defs, forcedTools{required: true}, nil)
 	if e != nil {
 		t.Fatal(e)
 	}
@@ -305,7 +305,7 @@ func TestHarmonyConstraints(t *testing.T) {
 			t.Errorf("tool grammar: %s accepted %v, want %v", s, got, want)
 		}
 	}
-	g, e = harmonyToolGrammar(defs, forcedTools{name: "add"})
+	g, e = harmonyToolGrammar(defs, forcedTools{name: "add"}, nil)
 	if e != nil {
 		t.Fatal(e)
 	}

@@ -56,6 +56,9 @@ type Server struct {
 	mux     *http.ServeMux
 	created int64
 	wg      sync.WaitGroup
+	// grammars: recent requests' grammars by source, so a recurring
+	// schema keeps its matcher's masks in the engine.
+	grammars grammarCache
 }
 
 // New makes a server; the model is attached later with Ready.
@@ -267,7 +270,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, b *Backend)
 		return
 	}
 	er.Prompt = prompt
-	if er.Grammar, e = grammarOf(&req.constraintFields); e != nil {
+	if er.Grammar, e = grammarOf(&req.constraintFields, &s.grammars); e != nil {
 		s.reject(w, e)
 		return
 	}
@@ -368,7 +371,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Back
 		if harmony {
 			gs = harmonyFinal(gs)
 		}
-		if er.Grammar, e = gs.parse(); e != nil {
+		if er.Grammar, e = gs.parse(&s.grammars); e != nil {
 			s.reject(w, e)
 			return
 		}
@@ -378,7 +381,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Back
 			s.reject(w, invalid("tool_choice", "tool_choice %s cannot be combined with grammar, json_schema or response_format", force))
 			return
 		}
-		if er.Grammar, e = toolGrammar(format, req.Tools, force); e != nil {
+		if er.Grammar, e = toolGrammar(format, req.Tools, force, &s.grammars); e != nil {
 			s.reject(w, e)
 			return
 		}
