@@ -66,6 +66,9 @@ func (cv *conversation) reset() {
 }
 
 func (cv *conversation) render(msgs []chat.Message, gen bool) (string, error) {
+	if cv.tmpl.Harmony() {
+		msgs = chat.HarmonyHistory(msgs)
+	}
 	return cv.tmpl.Render(msgs, chat.Options{AddGenerationPrompt: gen,
 		BOS: cv.tok.TokenText(cv.tok.BOS()), EOS: cv.tok.TokenText(cv.tok.EOS()), Tools: cv.tools})
 }
@@ -176,6 +179,15 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 	if err != nil {
 		return fail("%v", err)
 	}
+	// gpt-oss replies in harmony: the analysis channel is its thinking,
+	// shown on stderr (dimmed at a terminal), the final channel the
+	// answer; a grammar holds for the final message only.
+	harmony := tmpl.Harmony()
+	if harmony && gram != nil {
+		if gram, err = gf.buildWith(chat.HarmonyFinalGrammar); err != nil {
+			return c.usageErr(stderr, "%v", err)
+		}
+	}
 	eng, err := engine.New(engine.PerSeq{M: l.m}, tok, engine.Options{Slots: 1, Queue: 1})
 	if err != nil {
 		return fail("%v", err)
@@ -190,8 +202,11 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		return c.usageErr(stderr, "%v", err)
 	}
 	seed := smp.params.Seed
-	var keep []int32        // tool-call marker tokens replies keep (--json with tools)
+	var keep []int32        // marker tokens replies keep (tool calls with --json, harmony's)
 	format := chat.ToolNone // the tool-call format replies are parsed in
+	if harmony {
+		keep = serve.MarkerTokens(tok, chat.HarmonyMarkers())
+	}
 	request := func(ids []int32) engine.Request {
 		p := smp.params
 		p.Seed = seed
@@ -203,9 +218,11 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 	out := bufio.NewWriter(stdout)
 
 	// reply generates the assistant's answer to the conversation plus msg,
-	// streaming it through emit; Ctrl-C stops it (the partial reply is
-	// kept).
-	reply := func(msg chat.Message, emit func(string)) (string, engine.Event, error) {
+	// streaming it through emit (harmony's thinking apart); Ctrl-C stops
+	// it (the partial reply is kept). The text returned is the answer: a
+	// harmony reply's final channel.
+	var hr harmonyReply
+	reply := func(msg chat.Message, emit func(reasoning, content string)) (string, engine.Event, error) {
 		ids, err := cv.prompt(msg)
 		if err != nil {
 			return "", engine.Event{}, err
@@ -218,6 +235,19 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		}
 		var text strings.Builder
 		var gen []int32
+		var hs *chat.HarmonyStream
+		if harmony {
+			hr = harmonyReply{}
+			hs = chat.NewHarmonyStream(chat.HarmonyOptions{Reasoning: true, Tools: format == chat.ToolHarmony})
+		}
+		// add routes generated text: through the harmony split, or as is.
+		add := func(p chat.HarmonyPiece) {
+			hr.reasoning += p.Reasoning
+			text.WriteString(p.Content)
+			if emit != nil && (p.Reasoning != "" || p.Content != "") {
+				emit(p.Reasoning, p.Content)
+			}
+		}
 		t0 := time.Now()
 		watched := make(chan struct{})
 		defer close(watched)
@@ -233,12 +263,18 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 			if err != nil {
 				return text.String(), ev, err
 			}
-			text.WriteString(ev.Text)
-			gen = append(gen, ev.Tokens...)
-			if emit != nil {
-				emit(ev.Text)
+			if hs != nil {
+				add(hs.Push(ev.Text))
+			} else {
+				add(chat.HarmonyPiece{Content: ev.Text})
 			}
+			gen = append(gen, ev.Tokens...)
 			if ev.Done {
+				if hs != nil {
+					p, calls, _ := hs.Finish()
+					add(p)
+					hr.calls = calls
+				}
 				cv.msgs = append(cv.msgs, msg, chat.Message{Role: "assistant", Content: text.String()})
 				cv.history = append(ids, gen...)
 				if ev.Err != nil && !errors.Is(ev.Err, context.Canceled) {
@@ -289,7 +325,14 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		}
 		msg := map[string]any{"role": "assistant", "content": text}
 		finish := stopName(ev)
-		if content, calls := chat.ParseToolCalls(format, text); len(calls) > 0 {
+		if hr.reasoning != "" {
+			msg["reasoning_content"] = hr.reasoning
+		}
+		content, calls := text, hr.calls
+		if !harmony {
+			content, calls = chat.ParseToolCalls(format, text)
+		}
+		if len(calls) > 0 {
 			msg["content"], msg["tool_calls"], finish = content, openAIToolCalls(calls), "tool_calls"
 			if content == "" {
 				msg["content"] = nil
@@ -357,9 +400,23 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 			fmt.Fprintln(stderr, "(conversation reset)")
 			continue
 		}
-		_, ev, err := reply(chat.Message{Role: "user", Content: line}, func(s string) {
-			out.WriteString(s)
-			_ = out.Flush()
+		thinking := false
+		_, ev, err := reply(chat.Message{Role: "user", Content: line}, func(reasoning, content string) {
+			if reasoning != "" {
+				if cio.interactive {
+					reasoning = "\x1b[2m" + reasoning + "\x1b[0m"
+				}
+				fmt.Fprint(stderr, reasoning)
+				thinking = true
+			}
+			if content != "" {
+				if thinking {
+					fmt.Fprintln(stderr)
+					thinking = false
+				}
+				out.WriteString(content)
+				_ = out.Flush()
+			}
 		})
 		out.WriteString("\n")
 		if err := out.Flush(); err != nil {
@@ -403,4 +460,10 @@ func openAIToolCalls(calls []chat.ToolCall) []map[string]any {
 		out[i] = map[string]any{"id": id, "type": "function", "function": map[string]string{"name": c.Name, "arguments": c.Arguments}}
 	}
 	return out
+}
+
+// harmonyReply is what a harmony reply holds besides its answer.
+type harmonyReply struct {
+	reasoning string
+	calls     []chat.ToolCall
 }

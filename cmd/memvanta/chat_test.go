@@ -203,3 +203,58 @@ func TestChatJSONTools(t *testing.T) {
 		t.Errorf("tools not an array: status %d", st)
 	}
 }
+
+// TestChatHarmony: with a harmony template (one naming <|channel|>) and a
+// grammar, the reply is a harmony reply whose final message is the
+// grammar's text: chat prints only that as the answer, the thoughts (if
+// the model wrote any) apart, and no marker in either.
+func TestChatHarmony(t *testing.T) {
+	model := synthFile(t)
+	tmpl := filepath.Join(t.TempDir(), "harmony.jinja")
+	src := `{% for m in messages %}<|start|>{{ m.role }}<|message|>{{ m.content }}<|end|>{% endfor %}{% if false %}<|channel|>{% endif %}<|start|>assistant`
+	if err := os.WriteFile(tmpl, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []string{"1", "2", "3", "4"} {
+		var stdout, stderr bytes.Buffer
+		st := chatMain(t.Context(), []string{"-m", model, "-n", "60", "--temp", "1", "--seed", seed, "--chat-template", tmpl,
+			"--grammar", `root ::= "yes"`, "--json"}, chatIO{in: strings.NewReader(`[{"role":"user","content":"ok?"}]`)}, &stdout, &stderr)
+		if st != 0 {
+			t.Fatalf("status %d: %s", st, stderr.String())
+		}
+		var out struct {
+			Message struct {
+				Content   *string `json:"content"`
+				Reasoning string  `json:"reasoning_content"`
+			} `json:"message"`
+			Finish string `json:"finish_reason"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || out.Message.Content == nil {
+			t.Fatalf("%v: %s", err, stdout.String())
+		}
+		content, reasoning := *out.Message.Content, out.Message.Reasoning
+		// The grammar allows "yes" as the final message, after optional
+		// thoughts; a reply cut by -n inside the thoughts has no answer,
+		// only thoughts (the synthetic model, forced into the header,
+		// goes on thinking: its thoughts show the split worked, as the
+		// model writes no header of its own).
+		if content != "yes" && !(content == "" && out.Finish == "length" && reasoning != "") {
+			t.Errorf("seed %s: content %q reasoning %q (finish %s), want the final message \"yes\" or thoughts cut short", seed, content, reasoning, out.Finish)
+		}
+		if strings.Contains(content+reasoning, "<|") {
+			t.Errorf("seed %s: a marker leaked: content %q reasoning %q", seed, content, reasoning)
+		}
+		// From a pipe, the answer goes to stdout and the thoughts to
+		// stderr.
+		stdout.Reset()
+		stderr.Reset()
+		st = chatMain(t.Context(), []string{"-m", model, "-n", "60", "--temp", "1", "--seed", seed, "--chat-template", tmpl,
+			"--grammar", `root ::= "yes"`}, chatIO{in: strings.NewReader("ok?\n")}, &stdout, &stderr)
+		if st != 0 {
+			t.Fatalf("status %d: %s", st, stderr.String())
+		}
+		if got := strings.TrimSuffix(stdout.String(), "\n"); got != content || !strings.Contains(stderr.String(), reasoning) {
+			t.Errorf("seed %s: piped: stdout %q, stderr %q; want the answer %q and the thoughts %q", seed, stdout.String(), stderr.String(), content, reasoning)
+		}
+	}
+}

@@ -25,6 +25,12 @@ func (gf *grammarFlags) register(c *cli) {
 // build parses the grammar the flags give, nil when none. Errors say which
 // flag and where.
 func (gf *grammarFlags) build() (*grammar.Grammar, error) {
+	return gf.buildWith(nil)
+}
+
+// buildWith is build with the grammar's source passed through wrap first
+// (chat's harmony replies: the grammar holds for the final message).
+func (gf *grammarFlags) buildWith(wrap func(src, root string) (string, string)) (*grammar.Grammar, error) {
 	set := 0
 	for _, v := range []string{gf.grammar, gf.grammarFile, gf.schema, gf.schemaFile} {
 		if v != "" {
@@ -73,7 +79,11 @@ func (gf *grammarFlags) build() (*grammar.Grammar, error) {
 			return nil, fmt.Errorf("--%s: %w", flag, err)
 		}
 	}
-	g, err := grammar.Parse(src, "root")
+	root := "root"
+	if wrap != nil {
+		src, root = wrap(src, root)
+	}
+	g, err := grammar.Parse(src, root)
 	if err != nil {
 		return nil, fmt.Errorf("--%s: %w", flag, err)
 	}

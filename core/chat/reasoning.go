@@ -13,8 +13,9 @@ type ReasoningFormat int
 
 const (
 	// ReasoningAuto: split thinking out when the chat template is a
-	// reasoning model's (it writes <think>), leave replies alone otherwise.
-	// llama-server's default.
+	// reasoning model's (it writes <think>, or it is gpt-oss's harmony,
+	// whose analysis channel is the thinking), leave replies alone
+	// otherwise. llama-server's default.
 	ReasoningAuto ReasoningFormat = iota
 	// ReasoningNone: thinking stays in the content, tags included.
 	ReasoningNone
@@ -60,7 +61,7 @@ func (f ReasoningFormat) Splits(t *Template) bool {
 	case ReasoningDeepSeek:
 		return true
 	}
-	return t != nil && strings.Contains(t.src, ThinkOpen)
+	return t != nil && (strings.Contains(t.src, ThinkOpen) || t.Harmony())
 }
 
 // ThinkingForcedOpen says whether a rendered prompt leaves the model inside

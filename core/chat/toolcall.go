@@ -28,6 +28,10 @@ const (
 	// ToolMistral is Mistral (v3 tokenizer, Nemo): [TOOL_CALLS] followed
 	// by a JSON array of {"name": "f", "arguments": {...}, "id": "..."}.
 	ToolMistral
+	// ToolHarmony is gpt-oss's harmony: a commentary message addressed to
+	// functions.NAME. Its replies are parsed by HarmonyStream (channels
+	// and calls together), not by ToolStream or ParseToolCalls.
+	ToolHarmony
 )
 
 // jsonSpace is JSON's whitespace, what may precede a Llama 3 call.
@@ -48,15 +52,19 @@ func (f ToolFormat) String() string {
 		return "llama3"
 	case ToolMistral:
 		return "mistral"
+	case ToolHarmony:
+		return "harmony"
 	}
 	return "none"
 }
 
 // DetectToolFormat picks the format from a template's source, checking the
-// markers in llama.cpp's order (Hermes's tag first, then Llama 3's ipython
-// role, then Mistral's marker).
+// markers in llama.cpp's order (gpt-oss's <|channel|> first, then Hermes's
+// tag, Llama 3's ipython role, Mistral's marker).
 func DetectToolFormat(src string) ToolFormat {
 	switch {
+	case IsHarmony(src):
+		return ToolHarmony
 	case strings.Contains(src, hermesOpen):
 		return ToolHermes
 	case strings.Contains(src, "<|start_header_id|>ipython<|end_header_id|>"):
@@ -80,6 +88,8 @@ func (f ToolFormat) Markers() []string {
 		return []string{llamaPyTag}
 	case ToolMistral:
 		return []string{mistralMarker}
+	case ToolHarmony:
+		return HarmonyMarkers()
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/memvanta/memvanta/core/grammar"
 	"github.com/memvanta/memvanta/core/sample"
@@ -17,6 +18,7 @@ const CauseGrammar = "grammar"
 // constraint is one request's grammar state: the matcher and the
 // vocabulary index its masks come from.
 type constraint struct {
+	g     *grammar.Grammar
 	m     *grammar.Matcher
 	v     *grammar.Vocab
 	tok   *tokenizer.Tokenizer
@@ -44,16 +46,45 @@ func (e *Engine) grammarVocab() (*grammar.Vocab, error) {
 	return e.gvocab, nil
 }
 
+// maxIdleMatchers bounds the matchers kept between requests, one per
+// grammar, the most recently used first.
+const maxIdleMatchers = 4
+
 func (e *Engine) newConstraint(g *grammar.Grammar) (*constraint, error) {
 	v, err := e.grammarVocab()
 	if err != nil {
 		return nil, err
 	}
+	// A matcher kept from an earlier request under the same grammar
+	// starts over with the states, automaton and masks it computed (see
+	// grammar.Matcher.Restart): the masks of a recurring schema are
+	// computed once, not per request.
+	if i := slices.IndexFunc(e.matchers, func(m *grammar.Matcher) bool { return m.Grammar() == g }); i >= 0 {
+		m := e.matchers[i]
+		e.matchers = slices.Delete(e.matchers, i, i+1)
+		if m.Restart() == nil {
+			return &constraint{g: g, m: m, v: v, tok: e.tok}, nil
+		}
+	}
 	m, err := grammar.NewMatcher(g)
 	if err != nil {
 		return nil, fmt.Errorf("engine: grammar: %w", err)
 	}
-	return &constraint{m: m, v: v, tok: e.tok}, nil
+	return &constraint{g: g, m: m, v: v, tok: e.tok}, nil
+}
+
+// keepMatcher keeps a finished request's matcher for the next request
+// under its grammar (one per grammar, maxIdleMatchers in all, the least
+// recently used dropped). A matcher that failed is dropped.
+func (e *Engine) keepMatcher(c *constraint) {
+	if c == nil || c.m.Err() != nil {
+		return
+	}
+	e.matchers = slices.DeleteFunc(e.matchers, func(m *grammar.Matcher) bool { return m.Grammar() == c.g })
+	if len(e.matchers) >= maxIdleMatchers {
+		e.matchers = e.matchers[1:]
+	}
+	e.matchers = append(e.matchers, c.m)
 }
 
 // allows reports whether token t may come next.

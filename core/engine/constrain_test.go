@@ -113,3 +113,30 @@ func TestApplyMask(t *testing.T) {
 		}
 	}
 }
+
+// TestGrammarMatcherReused: requests under one grammar reuse a matcher
+// (its masks), and reply exactly as on an engine that never saw the
+// grammar; a request under another grammar does not disturb that.
+func TestGrammarMatcherReused(t *testing.T) {
+	m, tok := testModel(t, 0)
+	prompt := tok.Encode("json please", true, false)
+	g, err := grammar.Parse(grammar.JSONObject(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := grammar.Parse(`root ::= [a-z]{2,6} "!"`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := startEngine(t, m, tok, Options{Slots: 1})
+	for seed := uint64(0); seed < 4; seed++ {
+		r := Request{Prompt: prompt, Sample: sample.Params{Temp: 1, RepeatPenalty: 1, Seed: seed}, MaxTokens: 40, Grammar: g}
+		got, _ := run(t, e, r)
+		fresh := startEngine(t, m, tok, Options{Slots: 1})
+		want, _ := run(t, fresh, r)
+		if got != want {
+			t.Fatalf("seed %d: %q with a reused matcher, %q with a fresh one", seed, got, want)
+		}
+		run(t, e, Request{Prompt: prompt, Sample: sample.Params{RepeatPenalty: 1}, MaxTokens: 10, Grammar: other})
+	}
+}

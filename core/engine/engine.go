@@ -78,7 +78,8 @@ type Engine struct {
 	// steps the engine touches them).
 	work                   []Work
 	live, active, sampling []*slot
-	gvocab                 *grammar.Vocab // built for the first constrained request
+	gvocab                 *grammar.Vocab     // built for the first constrained request
+	matchers               []*grammar.Matcher // idle, for later requests under their grammars (keepMatcher)
 }
 
 type job struct {
@@ -705,6 +706,7 @@ func (e *Engine) finish(s *slot, cause string, err error) {
 	s.fork = nil
 	s.pending = nil
 	s.smp = nil
+	e.keepMatcher(s.con)
 	s.con = nil
 	s.dec = nil
 	// Positions not matched by s.tokens (a failed step) are dropped.

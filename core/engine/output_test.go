@@ -224,10 +224,12 @@ func TestChoicesShareThePrompt(t *testing.T) {
 						alone := r
 						alone.Sample.Seed = choiceSeed(r.Sample.Seed, i)
 						want, _ := run(t, e, alone)
-						if sk.name == "perseq" || c.name == "greedy" {
-							if got[i] != want {
-								t.Errorf("choice %d %q, alone with its seed %q", i, got[i], want)
-							}
+						// Exact for both steppers: the F32 test model's
+						// rows take the per-row dot path at any batch
+						// size, so a choice's logits do not depend on
+						// the choices stepped beside it.
+						if got[i] != want {
+							t.Errorf("choice %d %q, alone with its seed %q", i, got[i], want)
 						}
 					}
 					if c.name == "sampled" && got[0] == got[1] && got[1] == got[2] {

@@ -48,6 +48,7 @@ func FuzzFromJSONSchema(f *testing.F) {
 		`{"enum":["a",1,null,{"x":[]}]}`,
 		`{"type":["string","null"],"maxLength":5}`,
 		`{"allOf":[{"properties":{"a":{}}},{"required":["a"]}]}`,
+		`{"type":"string","pattern":"^(?:[a-c\\d]{1,3}|x.y*)+[^\"\\\\\\s]?$"}`,
 	} {
 		f.Add(s, true)
 	}

@@ -3,6 +3,7 @@ package grammar
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -258,5 +259,65 @@ func TestMaskMatchesAllows(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestRestart: a matcher restarted for each new text gives the masks and
+// verdicts a fresh matcher gives, and reuses the masks it computed before.
+func TestRestart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"{", "}", "\"", "a", "b", ":", ",", " ", "1", "0", "-", ".", "e", "true", "null", "é", "[", "]", "\\", "u"}
+	g := mustParse(t, jsonGBNF)
+	n := 300
+	pieces := make([][]byte, n)
+	for i := range pieces {
+		var s []byte
+		for k := 1 + rng.IntN(3); k > 0; k-- {
+			s = append(s, alphabet[rng.IntN(len(alphabet))]...)
+		}
+		pieces[i] = s
+	}
+	pieces[0] = nil
+	v, err := NewVocab(n, func(id int32) []byte { return pieces[id] }, func(id int32) bool { return id == 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	reused, _ := NewMatcher(g)
+	for text := 0; text < 8; text++ {
+		if text > 0 {
+			if err := reused.Restart(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fresh, _ := NewMatcher(g)
+		for step := 0; step < 25; step++ {
+			a, err1 := reused.Mask(v)
+			b, err2 := fresh.Mask(v)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if !slices.Equal(a, b) || reused.Accepting() != fresh.Accepting() {
+				t.Fatalf("text %d step %d: restarted matcher's mask differs from a fresh one's", text, step)
+			}
+			var allowed []int32
+			for id := int32(2); int(id) < n; id++ {
+				if b[id>>6]&(1<<(id&63)) != 0 {
+					allowed = append(allowed, id)
+				}
+			}
+			if len(allowed) == 0 {
+				break
+			}
+			p := pieces[allowed[rng.IntN(len(allowed))]]
+			if err := reused.Accept(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := fresh.Accept(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, cached := reused.MaskStats(); cached == 0 {
+		t.Error("the restarted matcher reused no mask")
 	}
 }

@@ -74,20 +74,44 @@ type maskKey struct {
 func NewMatcher(g *Grammar) (*Matcher, error) {
 	m := &Matcher{g: g}
 	m.reset()
+	if err := m.start(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// start puts the matcher at the root rule's start.
+func (m *Matcher) start() error {
 	var out []int32
 	m.work = 0
-	for _, a := range g.alternatives(g.root) {
+	for _, a := range m.g.alternatives(m.g.root) {
 		s := int32(0)
-		if !endOfSeq(g.code[a]) {
+		if !endOfSeq(m.g.code[a]) {
 			s = m.push(0, a)
 		}
 		out = m.expand(s, out)
 	}
 	if m.err != nil {
-		return nil, m.err
+		return m.err
 	}
-	m.cur = m.intern(out)
-	return m, nil
+	m.cur, m.part = m.intern(out), utf8State{}
+	return nil
+}
+
+// Grammar is the grammar the matcher follows.
+func (m *Matcher) Grammar() *Grammar { return m.g }
+
+// Restart moves the matcher back to the start of its grammar for a new
+// text, keeping what it has computed: interned states, transitions, the
+// byte-level automaton and the cached masks depend only on the grammar, so
+// a matcher reused for the next reply under the same grammar (a server's
+// recurring schema) finds the states it has seen with their masks. A
+// matcher that failed (ErrTooComplex) is not restarted: its error stays.
+func (m *Matcher) Restart() error {
+	if m.err != nil {
+		return m.err
+	}
+	return m.start()
 }
 
 func (m *Matcher) reset() {

@@ -88,6 +88,47 @@ func FromJSONSchema(schema []byte, opt SchemaOptions) (string, error) {
 	return c.render(), nil
 }
 
+// FromJSONSchemas converts several schemas into one grammar in which
+// schema i's documents are matched by the rule roots[i] (prefix followed by
+// i), for grammars that pick a schema by context: a tool call's arguments
+// after its name, in formats that write the name outside the JSON. The
+// schemas share the primitive rules; each one's local $refs ("#/...")
+// resolve within it. The bounds of FromJSONSchema apply to the schemas
+// together.
+func FromJSONSchemas(schemas [][]byte, prefix string, opt SchemaOptions) (src string, roots []string, err error) {
+	total := 0
+	for _, s := range schemas {
+		total += len(s)
+	}
+	if total > MaxSchemaBytes {
+		return "", nil, fmt.Errorf("%w: %d bytes, at most %d", ErrSchema, total, MaxSchemaBytes)
+	}
+	c := &converter{opt: opt, rules: map[string]string{}}
+	for i, s := range schemas {
+		root, err := decodeOrdered(s)
+		if err != nil {
+			return "", nil, fmt.Errorf("%w: schema %d: %v", ErrSchema, i, err)
+		}
+		name := sanitize(prefix + strconv.Itoa(i))
+		if _, taken := c.rules[name]; taken {
+			return "", nil, fmt.Errorf("%w: schema %d: rule name %q is taken (prefix %q)", ErrSchema, i, name, prefix)
+		}
+		c.root, c.refRule = root, map[string]string{"#": name}
+		c.order = append(c.order, name)
+		c.rules[name] = "" // reserved while its body is converted
+		body, err := c.visit(root, name, "#")
+		if err != nil {
+			return "", nil, err
+		}
+		c.rules[name] = body
+		roots = append(roots, name)
+	}
+	return c.render(), roots, nil
+}
+
+// Literal is GBNF for the exact text s (a quoted string literal).
+func Literal(s string) string { return literal(s) }
+
 type converter struct {
 	root    any
 	opt     SchemaOptions
@@ -239,8 +280,8 @@ func (c *converter) visitObject(s *object, name, path string) (string, error) {
 		case "type", "properties", "required", "additionalProperties", "items", "prefixItems",
 			"minItems", "maxItems", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "format",
 			"minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-			"nullable":
-		case "pattern", "patternProperties", "propertyNames", "minProperties", "maxProperties",
+			"nullable", "pattern":
+		case "patternProperties", "propertyNames", "minProperties", "maxProperties",
 			"uniqueItems", "contains", "minContains", "maxContains", "multipleOf", "not", "if",
 			"then", "else", "dependentRequired", "dependentSchemas", "unevaluatedProperties",
 			"unevaluatedItems":
@@ -334,7 +375,10 @@ func (c *converter) visitObject(s *object, name, path string) (string, error) {
 		_, addl := s.get("additionalProperties")
 		_, items := s.get("items")
 		_, prefix := s.get("prefixItems")
+		_, pattern := s.get("pattern")
 		switch {
+		case pattern:
+			t = "string" // as llama.cpp's converter reads an untyped pattern
 		case props || addl:
 			t = "object"
 		case items || prefix:
@@ -596,6 +640,22 @@ func (c *converter) array(s *object, name, path string) (string, error) {
 
 func (c *converter) str(s *object, name, path string) (string, error) {
 	c.space()
+	if pv, ok := s.get("pattern"); ok {
+		pat, ok := pv.(string)
+		if !ok {
+			return "", c.errf(path, "pattern must be a string")
+		}
+		for _, k := range []string{"format", "minLength", "maxLength"} {
+			if _, ok := s.get(k); ok {
+				return "", c.errf(path, "%s with pattern is not supported (the grammar could not enforce both)", k)
+			}
+		}
+		body, err := patternRule(pat)
+		if err != nil {
+			return "", c.errf(path, "%v", err)
+		}
+		return `"\"" ` + c.add(name+"-pattern", body) + ` "\"" space`, nil
+	}
 	if f, ok := s.get("format"); ok {
 		fs, _ := f.(string)
 		if rule, known := stringFormats[fs]; known {

@@ -116,7 +116,9 @@ func fmtInt(n int64) string {
 
 func TestSchemaErrors(t *testing.T) {
 	for _, c := range []struct{ schema, want string }{
-		{`{"type":"string","pattern":"^a+$"}`, `keyword "pattern" is not supported`},
+		{`{"type":"string","pattern":"^(a)\\1$"}`, `escape \1 is not supported`},
+		{`{"type":"string","pattern":"a+"}`, `must start with ^ and end with $`},
+		{`{"type":"string","pattern":"^a+$","maxLength":3}`, `maxLength with pattern is not supported`},
 		{`{"type":"number","minimum":1}`, "minimum on a number"},
 		{`{"$ref":"http://x/y"}`, "only local references"},
 		{`{"$ref":"#/$defs/nope"}`, `"$defs" not found`},
@@ -142,5 +144,36 @@ func TestJSONObject(t *testing.T) {
 	}
 	if !full(t, g, `{"a": [1, "b", {"c": null}]}`) || full(t, g, `[1]`) || full(t, g, `"x"`) {
 		t.Error("json_object grammar is not 'any JSON object'")
+	}
+}
+
+// TestFromJSONSchemas: several schemas in one grammar, each behind its
+// own rule; same-named $defs and "#" recursion stay within their schema.
+func TestFromJSONSchemas(t *testing.T) {
+	schemas := [][]byte{
+		[]byte(`{"$defs":{"item":{"type":"integer"}},"type":"object","properties":{"x":{"$ref":"#/$defs/item"}},"required":["x"],"additionalProperties":false}`),
+		[]byte(`{"$defs":{"item":{"type":"string"}},"type":"object","properties":{"x":{"$ref":"#/$defs/item"},"sub":{"$ref":"#"}},"required":["x"],"additionalProperties":false}`),
+	}
+	src, roots, err := FromJSONSchemas(schemas, "args-", SchemaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(roots) != 2 || roots[0] != "args-0" || roots[1] != "args-1" {
+		t.Fatalf("roots %v", roots)
+	}
+	g, err := Parse(`start ::= "a" args-0 | "b" args-1`+"\n"+src, "start")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	for s, want := range map[string]bool{
+		`a{"x":1}`: true, `a{"x":"1"}`: false, `b{"x":"1"}`: true, `b{"x":1}`: false,
+		`b{"x":"1","sub":{"x":"2"}}`: true, `b{"x":"1","sub":{"x":2}}`: false, `a{"x":1,"sub":{"x":1}}`: false,
+	} {
+		if got := full(t, g, s); got != want {
+			t.Errorf("%s: accepted %v, want %v\n%s", s, got, want, src)
+		}
+	}
+	if _, _, err := FromJSONSchemas([][]byte{[]byte(`{"pattern": 1}`)}, "p", SchemaOptions{}); err == nil {
+		t.Error("an unsupported keyword was accepted")
 	}
 }

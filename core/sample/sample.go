@@ -130,17 +130,28 @@ func (s *Sampler) Sample(logits []float32) int32 {
 		}
 		return best
 	}
+	// Tokens at -inf (banned by a logit bias, refused by a grammar's
+	// mask) have probability 0 at every stage, so they are left out of the
+	// candidates: the draw is the same, a masked step does not sort the
+	// whole vocabulary, and the rounding fallback below cannot land on
+	// one. Only when every logit is -inf are they all kept (as before).
+	ninf := float32(math.Inf(-1))
 	c := s.cands[:0]
-	for i, v := range logits {
-		if penalised != nil {
-			if pv, ok := penalised[int32(i)]; ok {
-				v = pv
+	for pass := 0; pass < 2 && len(c) == 0; pass++ {
+		for i, v := range logits {
+			if penalised != nil {
+				if pv, ok := penalised[int32(i)]; ok {
+					v = pv
+				}
 			}
+			if v != v {
+				v = ninf
+			}
+			if v == ninf && pass == 0 {
+				continue
+			}
+			c = append(c, cand{id: int32(i), logit: v})
 		}
-		if v != v {
-			v = float32(math.Inf(-1))
-		}
-		c = append(c, cand{id: int32(i), logit: v})
 	}
 	s.cands = c
 	c = topK(c, s.p.TopK, &s.tmp)

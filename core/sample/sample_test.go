@@ -361,3 +361,50 @@ func BenchmarkSample(b *testing.B) {
 		})
 	}
 }
+
+// TestMaskedLogits: tokens at -inf (a grammar's mask, a banning bias) are
+// left out of the candidates, which draws exactly what sampling the
+// remaining tokens alone draws, and never one of them.
+func TestMaskedLogits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	ninf := float32(math.Inf(-1))
+	for trial := range 300 {
+		n := 50 + rng.IntN(3000)
+		logits := make([]float32, n)
+		var keep []int32
+		for i := range logits {
+			logits[i] = float32(rng.NormFloat64() * 3)
+			if rng.IntN(4) == 0 { // ties
+				logits[i] = float32(rng.IntN(3))
+			}
+			if rng.IntN(3) > 0 {
+				logits[i] = ninf
+			} else {
+				keep = append(keep, int32(i))
+			}
+		}
+		if len(keep) == 0 {
+			continue
+		}
+		compact := make([]float32, len(keep))
+		for j, id := range keep {
+			compact[j] = logits[id]
+		}
+		p := Params{Temp: 0.3 + rng.Float32()*1.5, TopK: rng.IntN(3) * 20, TopP: []float32{1, 0.9, 0.5}[rng.IntN(3)],
+			MinP: []float32{0, 0.05}[rng.IntN(2)], RepeatPenalty: 1, Seed: uint64(trial)}
+		full, _ := New(p)
+		small, _ := New(p)
+		for k := 0; k < 5; k++ {
+			got := full.Sample(logits)
+			want := keep[small.Sample(compact)]
+			if got != want {
+				t.Fatalf("trial %d draw %d (%+v): %d, sampling the unmasked tokens alone gives %d", trial, k, p, got, want)
+			}
+		}
+	}
+	all := []float32{ninf, ninf, ninf}
+	s, _ := New(Params{Temp: 1, TopP: 1, RepeatPenalty: 1})
+	if id := s.Sample(all); id < 0 || id > 2 {
+		t.Errorf("all -inf: %d", id)
+	}
+}

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -121,5 +122,33 @@ func TestOpenAIClientStructuredOutputs(t *testing.T) {
 	msg := tr.Choices[0].Message
 	if tr.Choices[0].FinishReason != "tool_calls" || len(msg.ToolCalls) != 1 || msg.ToolCalls[0].Function.Name != "get_weather" || msg.ToolCalls[0].Function.Arguments != `{"city":"Oslo"}` {
 		t.Errorf("tool_choice required: %+v", tr.Choices[0])
+	}
+}
+
+// TestGrammarCache: the same source gives the same grammar (so the
+// engine reuses its matcher), a different one another, and the cache
+// stays within its bound.
+func TestGrammarCache(t *testing.T) {
+	var gc grammarCache
+	a, err := gc.parse(`root ::= "a"`, "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := gc.parse(`root ::= "a"`, "root"); b != a {
+		t.Error("the same source parsed twice")
+	}
+	if b, _ := gc.parse(`root ::= "b"`, "root"); b == a {
+		t.Error("another source gave the cached grammar")
+	}
+	if _, err := gc.parse(`root ::= (`, "root"); err == nil {
+		t.Error("a bad grammar parsed")
+	}
+	for i := range 3 * maxCachedGrammars {
+		if _, err := gc.parse(`root ::= "x"{`+strconv.Itoa(i+1)+`}`, "root"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(gc.gs) != maxCachedGrammars || len(gc.keys) != maxCachedGrammars {
+		t.Errorf("%d grammars, %d keys cached, bound %d", len(gc.gs), len(gc.keys), maxCachedGrammars)
 	}
 }

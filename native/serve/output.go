@@ -21,8 +21,9 @@ type outputSpec struct {
 	chat       bool
 	n          int
 	tools      chat.ToolFormat
-	reasoning  bool // split <think> thoughts into reasoning_content
+	reasoning  bool // split <think> thoughts (harmony: the analysis channel) into reasoning_content
 	forcedOpen bool // the prompt left the model inside its thoughts
+	harmony    bool // replies are harmony (gpt-oss): channels and calls parsed by chat.HarmonyStream
 	logprobs   bool
 }
 
@@ -33,7 +34,8 @@ type choiceOut struct {
 	h     *engine.Handle
 	rs    *chat.ReasoningStream
 	ts    *chat.ToolStream
-	ended bool // ended at the close of a tool call
+	hs    *chat.HarmonyStream // instead of rs and ts for harmony replies
+	ended bool                // ended at the close of a tool call
 
 	content, reasoning strings.Builder // whole replies
 	lps                []engine.TokenLogProb
@@ -55,6 +57,14 @@ func (p piece) empty() bool {
 func (c *choiceOut) feed(text string, stream bool) piece {
 	var p piece
 	if c.ended {
+		return p
+	}
+	if c.hs != nil {
+		hp := c.hs.Push(text)
+		p.reasoning, p.content = hp.Reasoning, hp.Content
+		if stream {
+			p.deltas = hp.Deltas
+		}
 		return p
 	}
 	if c.rs != nil {
@@ -80,6 +90,24 @@ func (c *choiceOut) feed(text string, stream bool) piece {
 // then also ends with the partial call and finish_reason "length").
 func (c *choiceOut) end(ev engine.Event, stream bool) (piece, []chat.ToolCall, string, error) {
 	var p piece
+	if c.hs != nil {
+		hp, calls, ok := c.hs.Finish()
+		p.reasoning, p.content = hp.Reasoning, hp.Content
+		if stream {
+			p.deltas = hp.Deltas
+		}
+		reason := ev.Finish
+		if len(calls) > 0 {
+			reason = "tool_calls"
+		}
+		if stream && !ok {
+			if ev.Finish == "length" {
+				return p, nil, "length", nil
+			}
+			return p, nil, "", errors.New("the model's tool call was streamed as it formed but is not a valid call at the end of the reply")
+		}
+		return p, calls, reason, nil
+	}
 	if c.rs != nil {
 		r, text := c.rs.Finish()
 		p.reasoning = r
@@ -153,10 +181,13 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er
 	defer close(quit)
 	for i, h := range hs {
 		c := &choiceOut{idx: i, h: h}
-		if spec.reasoning {
+		switch {
+		case spec.harmony:
+			c.hs = chat.NewHarmonyStream(chat.HarmonyOptions{Reasoning: spec.reasoning, Tools: spec.tools == chat.ToolHarmony})
+		case spec.reasoning:
 			c.rs = chat.NewReasoningStream(spec.forcedOpen)
 		}
-		if spec.tools != chat.ToolNone {
+		if spec.tools != chat.ToolNone && !spec.harmony {
 			c.ts = chat.NewToolStream(spec.tools)
 		}
 		choices[i] = c

@@ -56,6 +56,9 @@ type Server struct {
 	mux     *http.ServeMux
 	created int64
 	wg      sync.WaitGroup
+	// grammars: recent requests' grammars by source, so a recurring
+	// schema keeps its matcher's masks in the engine.
+	grammars grammarCache
 }
 
 // New makes a server; the model is attached later with Ready.
@@ -267,7 +270,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, b *Backend)
 		return
 	}
 	er.Prompt = prompt
-	if er.Grammar, e = grammarOf(&req.constraintFields); e != nil {
+	if er.Grammar, e = grammarOf(&req.constraintFields, &s.grammars); e != nil {
 		s.reject(w, e)
 		return
 	}
@@ -358,22 +361,38 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request, b *Back
 		s.reject(w, e)
 		return
 	}
-	if er.Grammar, e = grammarOf(&req.constraintFields); e != nil {
+	harmony := b.Template.Harmony()
+	gs, e := grammarSource(&req.constraintFields)
+	if e != nil {
 		s.reject(w, e)
 		return
+	}
+	if gs != nil {
+		if harmony {
+			gs = harmonyFinal(gs)
+		}
+		if er.Grammar, e = gs.parse(&s.grammars); e != nil {
+			s.reject(w, e)
+			return
+		}
 	}
 	if force.required || force.name != "" {
 		if er.Grammar != nil {
 			s.reject(w, invalid("tool_choice", "tool_choice %s cannot be combined with grammar, json_schema or response_format", force))
 			return
 		}
-		if er.Grammar, e = toolGrammar(format, req.Tools, force); e != nil {
+		if er.Grammar, e = toolGrammar(format, req.Tools, force, &s.grammars); e != nil {
 			s.reject(w, e)
 			return
 		}
 	}
 	markers := format.Markers()
-	if spec.reasoning {
+	switch {
+	case harmony:
+		// Channels and calls are parsed together, with or without tools.
+		markers = chat.HarmonyMarkers()
+		spec.harmony, spec.forcedOpen = true, false
+	case spec.reasoning:
 		markers = append(markers, chat.ThinkOpen, chat.ThinkClose)
 	}
 	er.Keep = MarkerTokens(b.Tokenizer, markers)
@@ -391,6 +410,9 @@ func (s *Server) render(b *Backend, msgsRaw, tools json.RawMessage, vars map[str
 	}
 	if len(msgs) == 0 {
 		return "", invalid("messages", "messages must not be empty")
+	}
+	if b.Template.Harmony() {
+		msgs = chat.HarmonyHistory(msgs)
 	}
 	if t := strings.TrimSpace(string(tools)); t == "null" || t == "" {
 		tools = nil
