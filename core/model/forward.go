@@ -106,6 +106,7 @@ type Model struct {
 	moe                                  moeScratch
 	aj                                   attnJob
 	attnRun                              func(lo, hi int) // m.attnWork, bound once
+	enc                                  encoderState     // Cfg.Encoder (encoder.go)
 }
 
 // New prepares a model over w for the configuration cfg (from
@@ -122,6 +123,11 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 	}
 	if opt.Kernels == nil {
 		opt.Kernels = kernels.Select()
+	}
+	if cfg.Encoder {
+		// llama.cpp's encoders attend over the f32 k and v of the batch
+		// (no cache); the f32 cache holds them unrounded.
+		opt.KVType = ggml.F32
 	}
 	m := &Model{Cfg: cfg, w: w, k: opt.Kernels, nb: opt.Batch}
 	kv, err := NewKVCache(opt.KVType, cfg.NLayer, cfg.NHeadKV, cfg.HeadDim, opt.Ctx)
@@ -185,6 +191,11 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 	}
 	if cfg.MoE {
 		if err := m.expertSizes(); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Encoder {
+		if err := m.initEncoder(); err != nil {
 			return nil, err
 		}
 	}
@@ -259,6 +270,14 @@ func (m *Model) buildPlan() error {
 		}
 	}
 	groups := []Group{{Name: "input", Tensors: []string{tokEmbd}}}
+	var cls *Group
+	if c.Encoder {
+		in, g, err := m.encoderGroups()
+		if err != nil {
+			return err
+		}
+		groups[0].Tensors, cls = in, g
+	}
 	for i := 0; i < c.NLayer; i++ {
 		g := Group{Name: fmt.Sprintf("blk.%d", i)}
 		for _, t := range names {
@@ -286,6 +305,16 @@ func (m *Model) buildPlan() error {
 			g.NExpert = c.NExpert
 		}
 		groups = append(groups, g)
+	}
+	if c.Encoder {
+		// No output head: the hidden states are pooled, rank pooling
+		// through the classifier group when the file has one.
+		if cls != nil {
+			m.enc.outGroup = len(groups)
+			groups = append(groups, *cls)
+		}
+		m.plan = Plan{Groups: groups}
+		return nil
 	}
 	out := outWeight
 	if c.TiedOutput {
@@ -353,7 +382,10 @@ func (m *Model) alloc() {
 		m.up = make([]float32, nb*c.NFF)
 	}
 	m.normW = make([]float32, c.NEmbd)
-	m.bias = make([]float32, max(c.QDim()+2*c.KVDim(), c.NEmbd, c.NExpert))
+	m.bias = make([]float32, max(c.QDim()+2*c.KVDim(), c.NEmbd, c.NExpert, c.NClsOut))
+	if c.UpBias {
+		m.bias = make([]float32, max(len(m.bias), c.NFF))
+	}
 	if c.AttnSinks {
 		m.sinks = make([]float32, c.NHead)
 	}
@@ -411,6 +443,9 @@ func (m *Model) Reset() { m.kv.Reset() }
 func (m *Model) Forward(ctx context.Context, tokens []int32) (logits []float32, err error) {
 	if len(tokens) == 0 {
 		return nil, fmt.Errorf("model: Forward with no tokens")
+	}
+	if m.Cfg.Encoder {
+		return nil, errEncoder(m.Cfg.Arch)
 	}
 	start := m.kv.Len()
 	defer m.recoverFault(debug.SetPanicOnFault(true), start, &err)
@@ -701,6 +736,9 @@ func (m *Model) attend(l, pos, g int, q, out []float32, sc *attnScratch) {
 	hd := c.HeadDim
 	group := c.NHead / c.NHeadKV
 	n := pos + 1
+	if c.NonCausal {
+		n = m.aj.pos0 + m.aj.nb // every position of the batch
+	}
 	scale := m.aj.scale
 	kt := m.kv.Type()
 	dot := m.k.Dot(kt)

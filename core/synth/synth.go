@@ -123,6 +123,16 @@ type Arch struct {
 	// Pooling writes {arch}.pooling_type (none, mean, cls, last, rank) as
 	// embedding models carry it (Qwen3-Embedding: last); "" writes nothing.
 	Pooling string `json:"pooling,omitempty"`
+	// Classifier (bert): a rank-pooling classifier head as llama.cpp reads
+	// bge-reranker's: cls.weight/bias (n_embd × n_embd, tanh) and
+	// cls.output.weight/bias (one score).
+	Classifier bool `json:"classifier,omitempty"`
+}
+
+// encoder reports whether the architecture is an encoder (bert, nomic-bert).
+func (a Arch) encoder() bool {
+	s, ok := arch.Lookup(a.archName())
+	return ok && s.Graph.Encoder
 }
 
 // Mixtral is the Arch.Name that writes a llama file with experts.
@@ -251,6 +261,25 @@ func (c Config) archConfig(vocab int) (*arch.Spec, arch.Config, error) {
 			ac.Enable(f.f)
 		}
 	}
+	if s.Graph.Encoder {
+		// Every bert file has token types (two); --bias gives the biases
+		// a BERT has everywhere (the table's optional ones).
+		ac.NTokTypes, ac.NClsOut = 2, 1
+		ac.Enable(arch.TypeEmbd)
+		for _, f := range []arch.Feature{arch.OutBias, arch.UpBias, arch.DownBias} {
+			if a.Bias && s.Offers(f) {
+				ac.Enable(f)
+			}
+		}
+		if a.Classifier {
+			for _, f := range []arch.Feature{arch.ClsDense, arch.ClsBias, arch.ClsOutput, arch.ClsOutBias} {
+				if !s.Offers(f) {
+					return nil, arch.Config{}, fmt.Errorf("synth: architecture %s has no classifier head", name)
+				}
+				ac.Enable(f)
+			}
+		}
+	}
 	s.Defaults(&ac)
 	if ac.MoE {
 		ac.NExpert, ac.NExpertUsed = a.Experts, a.ExpertsUsed
@@ -310,6 +339,8 @@ func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
 		return fmt.Errorf("synth: --router-reuse %v: the router models are tuned for 0.18 and 0.38 (mixture-of-experts files only)", a.RouterReuse)
 	case a.FFExp < 0:
 		return fmt.Errorf("synth: --ff-exp must be >= 0")
+	case a.Classifier && name != "bert":
+		return fmt.Errorf("synth: --classifier applies to bert, not %s", name)
 	case a.Pooling != "" && !validPooling(a.Pooling):
 		return fmt.Errorf("synth: --pooling %q: want none, mean, cls, last or rank", a.Pooling)
 	case name == "qwen2moe" && ac.QDim() != ac.NEmbd:
@@ -390,6 +421,8 @@ func kindOf(t arch.Tensor) kind {
 		return kRopeShort
 	case t.Slot == arch.SlotSinks:
 		return kSink
+	case t.Name == arch.PosEmbdName || t.Name == arch.TypeEmbdName:
+		return kBias // N(0, 0.5²): positions and the token type move every state
 	case t.Slot == arch.SlotGateExpsB || t.Slot == arch.SlotUpExpsB:
 		return kExpBias
 	case t.Kind == arch.Vector && strings.HasSuffix(t.Name, ".bias"):
@@ -614,7 +647,17 @@ func (c Config) addMetadata(gw *gguf.Writer) (int, []int32, error) {
 		{a + ".attention.head_count", uint32(c.Heads)},
 		{a + ".attention.head_count_kv", uint32(c.KVHeads)},
 		{a + ".rope.freq_base", c.RopeBase},
-		{a + ".attention.layer_norm_rms_epsilon", c.Eps},
+	}
+	if c.Arch.encoder() {
+		kvs = append(kvs, []struct {
+			k string
+			v any
+		}{{a + ".attention.layer_norm_epsilon", c.Eps}, {a + ".attention.causal", false}}...)
+	} else {
+		kvs = append(kvs, struct {
+			k string
+			v any
+		}{a + ".attention.layer_norm_rms_epsilon", c.Eps})
 	}
 	_, ac, err := c.archConfig(0)
 	if err != nil {
@@ -672,6 +715,17 @@ func (c Config) addMetadata(gw *gguf.Writer) (int, []int32, error) {
 			{"tokenizer.ggml.add_eos_token", false},
 		} {
 			if err := add(kv.k, kv.v); err != nil {
+				return 0, nil, fmt.Errorf("synth: %w", err)
+			}
+		}
+	}
+	if c.Arch.encoder() {
+		has := false
+		if c.Vocab != nil {
+			_, has = c.Vocab.Get("tokenizer.ggml.token_type_count")
+		}
+		if !has {
+			if err := add("tokenizer.ggml.token_type_count", uint32(2)); err != nil {
 				return 0, nil, fmt.Errorf("synth: %w", err)
 			}
 		}
