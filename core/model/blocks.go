@@ -295,17 +295,15 @@ func (m *Model) ropeStore(l, pos0, b int) error {
 	if c.Sliding(l) {
 		r, y = &m.ropeSWA, &m.yarnSWA
 	}
-	q := m.q[b*Q : (b+1)*Q]
-	if !c.NoRope {
-		cs := m.ropeCS[b*c.NRot : (b+1)*c.NRot]
-		if c.RopeYaRN {
-			y.cache(r, pos, cs)
-		} else {
-			r.Cache(pos, cs)
-		}
-		r.ApplyCache(q, c.HeadDim, cs)
-		r.ApplyCache(m.kk[b*KV:(b+1)*KV], c.HeadDim, cs)
+	cs := m.ropeCS[b*c.NRot : (b+1)*c.NRot]
+	if c.RopeYaRN {
+		y.cache(r, pos, cs)
+	} else {
+		r.Cache(pos, cs)
 	}
+	q := m.q[b*Q : (b+1)*Q]
+	r.ApplyCache(q, c.HeadDim, cs)
+	r.ApplyCache(m.kk[b*KV:(b+1)*KV], c.HeadDim, cs)
 	if c.ScaleQ {
 		m.k.Scale(q, m.qScale)
 	}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -14,8 +15,9 @@ import (
 // batch at positions 0..n-1 (attention over the whole sequence needs every
 // key before the first query, which is also why llama.cpp refuses an input
 // longer than its physical batch; here the batch grows to the input), each
-// block post-norm with LayerNorms, and no output head: Embed pools the
-// final hidden states (m.x) as pooling_type says.
+// block post-norm with LayerNorms, attention over the batch's own k and v
+// (no KV cache, as llama.cpp's encoders), and no output head: Embed pools
+// the final hidden states (m.x) as pooling_type says.
 
 // encoderState holds what New reads once for an encoder: the input
 // LayerNorm, token type 0's row and a vector of ones (gelu through the
@@ -31,6 +33,8 @@ type encoderState struct {
 	clsSlots           [4]int    // index in the classifier group of cls, cls.bias, cls.output, cls.output.bias; -1 = absent
 	clsTypes           [4]ggml.Type
 	clsX, clsY         []float32
+	att                encAttn
+	attnRun, ropeRun   func(lo, hi int) // encoderAttnWork, encoderRope, bound once
 }
 
 // loadVector reads a whole 1-D tensor (a norm or bias) as f32.
@@ -86,6 +90,7 @@ func (m *Model) initEncoder() error {
 	for i := range e.ones {
 		e.ones[i] = 1
 	}
+	e.attnRun, e.ropeRun = m.encoderAttnWork, m.encoderRope
 	e.clsX, e.clsY = make([]float32, max(c.NEmbd, c.NClsOut)), make([]float32, max(c.NEmbd, c.NClsOut))
 	return nil
 }
@@ -137,13 +142,12 @@ func (m *Model) encode(ctx context.Context, tokens []int32) error {
 			return fmt.Errorf("model: token id %d outside vocabulary [0, %d)", t, c.NVocab)
 		}
 	}
-	m.Reset()
-	if err := m.kv.reserve(0, n); err != nil {
-		return err
+	if n > m.kv.Cap() {
+		return fmt.Errorf("model: %d tokens: %w (%d positions)", n, ErrContextFull, m.kv.Cap())
 	}
 	if n > m.nb {
-		// The whole input is one batch (see above); kv.reserve bounded n
-		// by the context.
+		// The whole input is one batch (see above), bounded by the
+		// context just above.
 		m.nb = n
 		m.alloc()
 	}
@@ -172,17 +176,14 @@ func (m *Model) encode(ctx context.Context, tokens []int32) error {
 		g := 1 + l
 		ts, err := m.w.Acquire(ctx, g)
 		if err != nil {
-			m.kv.Truncate(0)
 			return fmt.Errorf("model: acquiring %s: %w", m.plan.Groups[g].Name, err)
 		}
 		err = m.encoderLayer(l, ts, n)
 		m.w.Release(g)
 		if err != nil {
-			m.kv.Truncate(0)
 			return fmt.Errorf("model: %s: %w", m.plan.Groups[g].Name, err)
 		}
 	}
-	m.kv.n = n
 	return nil
 }
 
@@ -196,9 +197,10 @@ func (m *Model) encoderLayer(l int, ts [][]byte, nb int) error {
 	if err := m.qkv(ty, ts, nb); err != nil {
 		return err
 	}
-	if err := m.ropeAttend(l, nb, 0); err != nil {
-		return err
+	if !c.NoRope {
+		m.pool.Run(nb, 1, m.enc.ropeRun)
 	}
+	m.encoderAttend(nb)
 	if err := m.project(m.att, nb, Q, proj{ty[sO], m.t(ts, sO), E, m.tmp}); err != nil {
 		return err
 	}
@@ -221,6 +223,116 @@ func (m *Model) encoderLayer(l int, ts [][]byte, nb int) error {
 	}
 	m.residual(nb)
 	return m.layerNormRows(ty, ts, arch.SlotLayerOutNorm, arch.SlotLayerOutNormB, nb)
+}
+
+// encoderRope rotates q and k of batch rows lo..hi-1 (row b at position b).
+func (m *Model) encoderRope(lo, hi int) {
+	c := m.Cfg
+	Q, KV := c.QDim(), c.KVDim()
+	for b := lo; b < hi; b++ {
+		cs := m.ropeCS[b*c.NRot : (b+1)*c.NRot]
+		if c.RopeYaRN {
+			m.yarn.cache(&m.rope, b, cs)
+		} else {
+			m.rope.Cache(b, cs)
+		}
+		m.rope.ApplyCache(m.q[b*Q:(b+1)*Q], c.HeadDim, cs)
+		m.rope.ApplyCache(m.kk[b*KV:(b+1)*KV], c.HeadDim, cs)
+	}
+}
+
+// encAttn is the encoder attention's state: the layer's keys gathered per
+// kv head (n rows of head_dim, f32 bytes), its values transposed per kv
+// head (head_dim rows of n), and one scratch set per pool chunk.
+type encAttn struct {
+	kb, vt   []byte
+	scr      []encScratch
+	n, grain int
+	scale    float32
+}
+
+type encScratch struct {
+	s      []float32 // one query head's scores
+	sb, qb []byte    // the scores and the query as f32 activation rows
+}
+
+// encoderAttend is attention over the whole batch (no mask, no cache:
+// llama.cpp's encoders attend over the batch's f32 k and v): for each
+// query head and row, scores against every key (one kernel dot each,
+// scaled by 1/sqrt(head_dim)), softmax, then each output element one dot
+// of the scores with a transposed value row. Items are (head, block of
+// query rows), spread over the pool.
+func (m *Model) encoderAttend(nb int) {
+	c := m.Cfg
+	hd, KV := c.HeadDim, c.KVDim()
+	a := &m.enc.att
+	if need := c.NHeadKV * nb * hd * 4; len(a.kb) < need {
+		a.kb, a.vt = make([]byte, need), make([]byte, need)
+	}
+	for b := 0; b < nb; b++ {
+		for g := 0; g < c.NHeadKV; g++ {
+			k := m.kk[b*KV+g*hd : b*KV+(g+1)*hd]
+			v := m.vv[b*KV+g*hd : b*KV+(g+1)*hd]
+			kd := a.kb[(g*nb+b)*hd*4:]
+			for d, x := range k {
+				binary.LittleEndian.PutUint32(kd[4*d:], math.Float32bits(x))
+			}
+			for d, x := range v {
+				binary.LittleEndian.PutUint32(a.vt[((g*hd+d)*nb+b)*4:], math.Float32bits(x))
+			}
+		}
+	}
+	const qb = 16
+	blocks := (nb + qb - 1) / qb
+	items := c.NHead * blocks
+	chunks := min(items, 4*m.pool.Threads())
+	a.grain = (items + chunks - 1) / chunks
+	chunks = (items + a.grain - 1) / a.grain
+	for len(a.scr) < chunks {
+		a.scr = append(a.scr, encScratch{qb: make([]byte, 4*hd)})
+	}
+	for i := range a.scr[:chunks] {
+		if len(a.scr[i].s) < nb {
+			a.scr[i].s, a.scr[i].sb = make([]float32, nb), make([]byte, 4*nb)
+		}
+	}
+	a.n, a.scale = nb, float32(1/math.Sqrt(float64(hd)))
+	m.pool.Run(items, a.grain, m.enc.attnRun)
+}
+
+// encoderAttnWork runs items lo..hi-1 of encoderAttend.
+func (m *Model) encoderAttnWork(lo, hi int) {
+	c := m.Cfg
+	a := &m.enc.att
+	hd, Q, n := c.HeadDim, c.QDim(), a.n
+	group := c.NHead / c.NHeadKV
+	const qb = 16
+	blocks := (n + qb - 1) / qb
+	sc := &a.scr[lo/a.grain]
+	dot := m.k.Dot(ggml.F32)
+	for it := lo; it < hi; it++ {
+		h, blk := it/blocks, it%blocks
+		g := h / group
+		kb := a.kb[g*n*hd*4 : (g+1)*n*hd*4]
+		vt := a.vt[g*hd*n*4 : (g+1)*hd*n*4]
+		for b := blk * qb; b < min((blk+1)*qb, n); b++ {
+			nv := n // keys row b sees: all, or up to itself for a causal file
+			if !c.NonCausal {
+				nv = b + 1
+			}
+			s := sc.s[:nv]
+			_ = m.k.QuantizeAct(ggml.F32, m.q[b*Q+h*hd:b*Q+(h+1)*hd], sc.qb) // geometry fixed
+			for r := range s {
+				s[r] = dot(hd, kb[r*hd*4:(r+1)*hd*4], sc.qb) * a.scale
+			}
+			m.k.Softmax(s)
+			_ = m.k.QuantizeAct(ggml.F32, s, sc.sb[:4*nv])
+			out := m.att[b*Q+h*hd : b*Q+(h+1)*hd]
+			for d := range out {
+				out[d] = dot(nv, vt[d*n*4:d*n*4+nv*4], sc.sb[:4*nv])
+			}
+		}
+	}
 }
 
 // ffnGeLU is bert's feed-forward on m.xn into m.tmp:

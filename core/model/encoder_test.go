@@ -56,6 +56,13 @@ func TestEncoderGraph(t *testing.T) {
 		if slices.Equal(cls, embed(m, changed, arch.PoolCLS)) {
 			t.Errorf("%s: the first token's state ignores the last token (causal attention?)", fx.Label)
 		}
+		// A file that leaves attention.causal true (llama.cpp's default)
+		// gets causal attention: then the first state ignores later tokens.
+		mc := openArch(t, fx.Arch, ggml.F32, Options{Threads: 2, Batch: 4})
+		mc.Cfg.NonCausal = false
+		if !slices.Equal(embed(mc, toks, arch.PoolCLS), embed(mc, changed, arch.PoolCLS)) {
+			t.Errorf("%s: with causal attention the first token's state depends on the last token", fx.Label)
+		}
 		mean := embed(m, toks, arch.PoolMean)
 		perm := slices.Clone(toks)
 		slices.Reverse(perm)

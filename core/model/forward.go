@@ -124,11 +124,6 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 	if opt.Kernels == nil {
 		opt.Kernels = kernels.Select()
 	}
-	if cfg.Encoder {
-		// llama.cpp's encoders attend over the f32 k and v of the batch
-		// (no cache); the f32 cache holds them unrounded.
-		opt.KVType = ggml.F32
-	}
 	m := &Model{Cfg: cfg, w: w, k: opt.Kernels, nb: opt.Batch}
 	kv, err := NewKVCache(opt.KVType, cfg.NLayer, cfg.NHeadKV, cfg.HeadDim, opt.Ctx)
 	if err != nil {
@@ -736,9 +731,6 @@ func (m *Model) attend(l, pos, g int, q, out []float32, sc *attnScratch) {
 	hd := c.HeadDim
 	group := c.NHead / c.NHeadKV
 	n := pos + 1
-	if c.NonCausal {
-		n = m.aj.pos0 + m.aj.nb // every position of the batch
-	}
 	scale := m.aj.scale
 	kt := m.kv.Type()
 	dot := m.k.Dot(kt)
