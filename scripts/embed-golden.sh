@@ -3,8 +3,9 @@
 # synthetic embedding models (memvanta synth ... --pooling), F16 and Q8_0:
 # a last-token-pooled qwen3 (SPM vocabulary), and the encoders bert (CLS
 # pooling, every bias) and nomic-bert (mean pooling, fused attn_qkv, RoPE)
-# with the bge WordPiece vocabulary; plus rerank-bert-*.json, llama.cpp's
-# ranking-context scores on a bert file with a classifier head.
+# with the bge WordPiece vocabulary; plus rerank-{bert,qwen3}-*.json,
+# llama.cpp's ranking-context scores on a bert file with a classifier head
+# and a qwen3 file with Qwen3-Reranker's (cls.output, yes/no).
 # Needs the ref harness: eval "$(cat /tmp/llama-tools.env)" (MEMVANTA_REF).
 # Usage: scripts/embed-golden.sh [NAME...]   (default: all; names below)
 set -euo pipefail
@@ -55,6 +56,10 @@ for type in F16 Q8_0; do
     NAME=nomic-bert-mean; if want "$@"; then
         one nomic-bert-mean '{"name":"nomic-bert","fused_qkv":true,"pooling":"mean"}' $type vocab-wordpiece/ggml-vocab-bert-bge.gguf 1e-12 embed \
             --arch nomic-bert --fused-qkv --pooling mean
+    fi
+    NAME=qwen3; if want "$@"; then
+        one qwen3 '{"name":"qwen3","head_dim":64,"classifier":true,"pooling":"rank"}' $type vocab/ggml-vocab-llama-spm.gguf 1e-6 rank \
+            --arch qwen3 --head-dim 64 --classifier --pooling rank
     fi
     NAME=bert; if want "$@"; then
         one bert '{"name":"bert","bias":true,"classifier":true,"pooling":"rank"}' $type vocab-wordpiece/ggml-vocab-bert-bge.gguf 1e-12 rank \

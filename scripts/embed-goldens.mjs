@@ -6,9 +6,9 @@
 // With "rank" (a rank-pooled file with a classifier head) it records
 // llama.cpp's ranking context instead: texts[0] is the query, each other
 // text a document; each case holds the tokens llama.cpp evaluated for the
-// pair and the score, the classifier's first output (node-llama-cpp's
-// rank() is its sigmoid; the logit is recorded, as llama-server's /rerank
-// returns it).
+// pair and the score, the classifier's first output as llama-server's
+// /rerank returns it (node-llama-cpp's rank() is its sigmoid, inverted
+// here, except for qwen3, whose graph ends in a softmax).
 import fs from "node:fs";
 import path from "node:path";
 
@@ -28,7 +28,10 @@ if (mode === "rank") {
         const d = Array.from(model.tokenize(document, false, "trimLeadingSpace"));
         const tokens = rctx._getEvaluationInput(q, d);
         const p = await rctx.rank(query, document);
-        cases.push({query, document, tokens: Array.from(tokens), probability: p, score: Math.log(p / (1 - p))});
+        // rank() returns the first output as is when llama.cpp's graph
+        // already took a softmax (qwen3), else its sigmoid.
+        const score = rctx._currentArchRankingAlreadyNormalized ? p : Math.log(p / (1 - p));
+        cases.push({query, document, tokens: Array.from(tokens), probability: p, score});
     }
     process.stdout.write(JSON.stringify({llama_cpp_release: llama.llamaCppRelease?.release, cases}) + "\n");
     await rctx.dispose();

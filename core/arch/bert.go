@@ -78,6 +78,12 @@ func readEncoder(r Reader, c *Config) error {
 		return fmt.Errorf("model: tokenizer.ggml.token_type_count = %d: a %s model needs a token type count in [1, 65536]", n, c.Arch)
 	}
 	c.NTokTypes = int(n)
+	return r.readClsOut(c)
+}
+
+// readClsOut sets the classifier's output count: the length of
+// classifier.output_labels, 1 without it (llama.cpp's n_cls_out).
+func (r Reader) readClsOut(c *Config) error {
 	c.NClsOut = 1
 	if v, ok := r.f.Get(r.Key("classifier.output_labels")); ok {
 		if l := v.Len(); l > 0 {

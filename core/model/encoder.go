@@ -95,18 +95,24 @@ func (m *Model) initEncoder() error {
 	return nil
 }
 
-// encoderGroups are the input group's tensors (read by rows) and the
-// classifier group (cls, cls.bias, cls.output, cls.output.bias as present).
-func (m *Model) encoderGroups() (input []string, cls *Group, err error) {
+// encoderInput is an encoder's input group: the tables it reads by rows
+// and its input norm.
+func (m *Model) encoderInput() []string {
 	c := m.Cfg
-	input = []string{tokEmbd}
+	input := []string{tokEmbd}
 	if c.PosEmbd {
 		input = append(input, arch.PosEmbdName)
 	}
 	if c.TypeEmbd {
 		input = append(input, arch.TypeEmbdName)
 	}
-	input = append(input, arch.TokNormName, arch.TokNormBName)
+	return append(input, arch.TokNormName, arch.TokNormBName)
+}
+
+// classifierGroup is rank pooling's group: cls, cls.bias, cls.output,
+// cls.output.bias as present (nil when none is); it records their places.
+func (m *Model) classifierGroup() (*Group, error) {
+	c := m.Cfg
 	g := Group{Name: "classifier"}
 	for i, t := range []struct {
 		on   bool
@@ -118,15 +124,15 @@ func (m *Model) encoderGroups() (input []string, cls *Group, err error) {
 		}
 		ti, ok := m.w.Info(t.name)
 		if !ok {
-			return nil, nil, fmt.Errorf("model: tensor %s is missing", t.name)
+			return nil, fmt.Errorf("model: tensor %s is missing", t.name)
 		}
 		m.enc.clsSlots[i], m.enc.clsTypes[i] = len(g.Tensors), ti.Type
 		g.Tensors = append(g.Tensors, t.name)
 	}
 	if len(g.Tensors) == 0 {
-		return input, nil, nil
+		return nil, nil
 	}
-	return input, &g, nil
+	return &g, nil
 }
 
 // encode runs tokens as a fresh sequence through the encoder, leaving each

@@ -194,6 +194,9 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 			return nil, err
 		}
 	}
+	if n := max(cfg.NEmbd, cfg.NClsOut); cfg.ClsOutput {
+		m.enc.clsX, m.enc.clsY = make([]float32, n), make([]float32, n)
+	}
 	m.alloc()
 	m.pool = kernels.NewPool(opt.Threads)
 	m.fz.k = m.k
@@ -265,13 +268,12 @@ func (m *Model) buildPlan() error {
 		}
 	}
 	groups := []Group{{Name: "input", Tensors: []string{tokEmbd}}}
-	var cls *Group
+	cls, err := m.classifierGroup()
+	if err != nil {
+		return err
+	}
 	if c.Encoder {
-		in, g, err := m.encoderGroups()
-		if err != nil {
-			return err
-		}
-		groups[0].Tensors, cls = in, g
+		groups[0].Tensors = m.encoderInput()
 	}
 	for i := 0; i < c.NLayer; i++ {
 		g := Group{Name: fmt.Sprintf("blk.%d", i)}
@@ -335,6 +337,10 @@ func (m *Model) buildPlan() error {
 		outG.Tensors = append(outG.Tensors, outBias)
 	}
 	groups = append(groups, outG)
+	if cls != nil { // a reranker's head (qwen3), used by rank pooling only
+		m.enc.outGroup = len(groups)
+		groups = append(groups, *cls)
+	}
 	m.plan = Plan{Groups: groups}
 	return nil
 }

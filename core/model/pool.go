@@ -16,7 +16,9 @@ import (
 // n_cls_out values; the state itself without a head). Decoder embedders
 // (Qwen3-Embedding) pool their last token only, whose state is the output
 // norm's result that the logits are projected from (mean and CLS would
-// need every token's normed state across prefill batches). The vector is
+// need every token's normed state across prefill batches); decoder
+// rerankers (Qwen3-Reranker: cls.output) rank it, the softmax of its
+// projection onto cls.output. The vector is
 // not normalised (see Normalize) and is the caller's to keep.
 func (m *Model) Embed(ctx context.Context, tokens []int32, p arch.Pooling) ([]float32, error) {
 	if m.Cfg.Encoder {
@@ -25,14 +27,25 @@ func (m *Model) Embed(ctx context.Context, tokens []int32, p arch.Pooling) ([]fl
 		}
 		return m.encoderPool(ctx, len(tokens), p)
 	}
-	if p != arch.PoolLast {
-		return nil, unsupported("%s pooling for %s (this build pools the last token of decoder models only)", p, m.Cfg.Arch)
+	rank := p == arch.PoolRank && m.Cfg.ClsOutput
+	if p != arch.PoolLast && !rank {
+		return nil, unsupported("%s pooling for %s (this build pools the last token of decoder models, and ranks with a reranker's cls.output)", p, m.Cfg.Arch)
 	}
 	m.Reset()
 	if _, err := m.Forward(ctx, tokens); err != nil {
 		return nil, err
 	}
-	return append([]float32(nil), m.Hidden()...), nil
+	if !rank {
+		return append([]float32(nil), m.Hidden()...), nil
+	}
+	// Qwen3-Reranker: the last token's normed state through cls.output,
+	// then the softmax over the labels (llama.cpp's build_pooling).
+	v, err := m.classify(ctx, m.Hidden())
+	if err != nil {
+		return nil, err
+	}
+	m.k.Softmax(v)
+	return v, nil
 }
 
 // errEncoder refuses a decoding pass on an encoder.

@@ -74,7 +74,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		RouterReuse:   fs.Float64("router-reuse", 0, "MoE router locality model by its consecutive-token expert reuse: 0.38 (Qwen3-30B-A3B) or 0.18 (gpt-oss); 0 = the architecture's"),
 		FFExp:         fs.Int("ff-exp", 0, "qwen3moe, qwen2moe, mixtral, gpt-oss: one expert's feed-forward length (0 = ff/experts-used; mixtral: ff)"),
 		Pooling:       fs.String("pooling", "", "embedding models: write pooling_type (none, mean, cls, last, rank; empty = not written)"),
-		Classifier:    fs.Bool("classifier", false, "bert: a reranker's classifier head (cls, cls.output: one score, for --pooling rank)"),
+		Classifier:    fs.Bool("classifier", false, "bert, qwen3: a reranker's classifier head (bert: cls, cls.output, one score; qwen3: cls.output, labels yes/no), for --pooling rank"),
 	}
 }
 

@@ -123,9 +123,10 @@ type Arch struct {
 	// Pooling writes {arch}.pooling_type (none, mean, cls, last, rank) as
 	// embedding models carry it (Qwen3-Embedding: last); "" writes nothing.
 	Pooling string `json:"pooling,omitempty"`
-	// Classifier (bert): a rank-pooling classifier head as llama.cpp reads
-	// bge-reranker's: cls.weight/bias (n_embd × n_embd, tanh) and
-	// cls.output.weight/bias (one score).
+	// Classifier: a rank-pooling classifier head as llama.cpp reads it:
+	// bert as bge-reranker's, cls.weight/bias (n_embd × n_embd, tanh) and
+	// cls.output.weight/bias (one score); qwen3 as Qwen3-Reranker's,
+	// cls.output.weight alone with two labels (yes, no).
 	Classifier bool `json:"classifier,omitempty"`
 }
 
@@ -280,6 +281,11 @@ func (c Config) archConfig(vocab int) (*arch.Spec, arch.Config, error) {
 			}
 		}
 	}
+	if name == "qwen3" && a.Classifier {
+		// Qwen3-Reranker's head: cls.output, one row per label (yes, no).
+		ac.NClsOut = 2
+		ac.Enable(arch.ClsOutput)
+	}
 	s.Defaults(&ac)
 	if ac.MoE {
 		ac.NExpert, ac.NExpertUsed = a.Experts, a.ExpertsUsed
@@ -339,8 +345,8 @@ func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
 		return fmt.Errorf("synth: --router-reuse %v: the router models are tuned for 0.18 and 0.38 (mixture-of-experts files only)", a.RouterReuse)
 	case a.FFExp < 0:
 		return fmt.Errorf("synth: --ff-exp must be >= 0")
-	case a.Classifier && name != "bert":
-		return fmt.Errorf("synth: --classifier applies to bert, not %s", name)
+	case a.Classifier && name != "bert" && name != "qwen3":
+		return fmt.Errorf("synth: --classifier applies to bert and qwen3, not %s", name)
 	case a.Pooling != "" && !validPooling(a.Pooling):
 		return fmt.Errorf("synth: --pooling %q: want none, mean, cls, last or rank", a.Pooling)
 	case name == "qwen2moe" && ac.QDim() != ac.NEmbd:
@@ -588,6 +594,9 @@ func (a Arch) metadata(name string, ctx int, ac arch.Config) []struct {
 	if a.Pooling != "" {
 		p, _ := arch.ParsePooling(a.Pooling) // checked by validate
 		put("pooling_type", uint32(p))
+	}
+	if name == "qwen3" && a.Classifier {
+		put("classifier.output_labels", []string{"yes", "no"})
 	}
 	if ac.RopeFactors {
 		orig := a.origCtx(ctx)
