@@ -101,31 +101,38 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "memvanta embed: %s names no pooling_type; give --pooling (last for decoder embedding models)\n", mf.path)
 		return exitRuntime
 	}
-	var vecs [][]float32
+	fail := func(err error) int {
+		if errors.Is(err, context.Canceled) {
+			return exitInterrupted
+		}
+		fmt.Fprintf(stderr, "memvanta embed: %v\n", err)
+		return exitRuntime
+	}
+	inputs := make([][]int32, len(texts))
 	ntok := 0
-	E := l.m.Cfg.NEmbd
 	for i, s := range texts {
-		var toks []int32
 		var err error
 		if p == arch.PoolRank && strings.Contains(s, pf.unescape(clsSep)) {
-			toks, err = rankTokens(l.tok, s, pf.unescape(clsSep))
+			inputs[i], err = rankTokens(l.tok, s, pf.unescape(clsSep))
 		} else {
-			toks, err = l.tok.EncodeChecked(s, !pf.noBOS, false)
+			inputs[i], err = l.tok.EncodeChecked(s, !pf.noBOS, false)
 		}
-		var v []float32
-		if err == nil && len(toks) == 0 {
+		if err == nil && len(inputs[i]) == 0 {
 			err = fmt.Errorf("text %d is empty and the model adds no special tokens", i)
 		}
-		if err == nil {
-			v, err = l.m.Embed(ctx, toks, p)
-		}
 		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return exitInterrupted
-			}
-			fmt.Fprintf(stderr, "memvanta embed: %v\n", err)
-			return exitRuntime
+			return fail(err)
 		}
+		ntok += len(inputs[i])
+	}
+	// An encoder packs the texts into passes of up to -b tokens.
+	pooled, err := l.m.EmbedBatch(ctx, inputs, p)
+	if err != nil {
+		return fail(err)
+	}
+	var vecs [][]float32
+	E := l.m.Cfg.NEmbd
+	for _, v := range pooled {
 		// Pooling none gives a vector per token, each its own line.
 		rows := [][]float32{v}
 		if p == arch.PoolNone && len(v) > E {
@@ -140,7 +147,6 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			}
 			vecs = append(vecs, r)
 		}
-		ntok += len(toks)
 	}
 	w := bufio.NewWriter(stdout)
 	if jsonOut {

@@ -35,6 +35,9 @@ type encoderState struct {
 	clsX, clsY         []float32
 	att                encAttn
 	attnRun, ropeRun   func(lo, hi int) // encoderAttnWork, encoderRope, bound once
+	segs               []encSeg         // the current pass's inputs
+	pos, seg           []int32          // per row: its position, its input
+	budget             int              // rows EmbedBatch packs into one pass (Options.Batch)
 }
 
 // loadVector reads a whole 1-D tensor (a norm or bias) as f32.
@@ -135,44 +138,118 @@ func (m *Model) classifierGroup() (*Group, error) {
 	return &g, nil
 }
 
-// encode runs tokens as a fresh sequence through the encoder, leaving each
-// token's final hidden state in its row of m.x.
-func (m *Model) encode(ctx context.Context, tokens []int32) error {
-	c := m.Cfg
-	n := len(tokens)
-	if n == 0 {
-		return fmt.Errorf("model: encoding no tokens")
+// EmbedBatch pools several inputs as Embed does, packing them into
+// passes of up to Options.Batch rows (an input longer than that is a pass
+// of its own): every matrix product runs once over all the rows of a pass,
+// while positions, attention and pooling stay within each input. Only
+// encoders pack; other models run the inputs one by one.
+func (m *Model) EmbedBatch(ctx context.Context, inputs [][]int32, p arch.Pooling) ([][]float32, error) {
+	out := make([][]float32, len(inputs))
+	if !m.Cfg.Encoder {
+		for i, toks := range inputs {
+			v, err := m.Embed(ctx, toks, p)
+			if err != nil {
+				return nil, fmt.Errorf("input %d: %w", i, err)
+			}
+			out[i] = v
+		}
+		return out, nil
 	}
-	for _, t := range tokens {
-		if t < 0 || int(t) >= c.NVocab {
-			return fmt.Errorf("model: token id %d outside vocabulary [0, %d)", t, c.NVocab)
+	budget := m.enc.budget
+	for i := 0; i < len(inputs); {
+		j, rows := i, 0
+		for j < len(inputs) && (j == i || rows+len(inputs[j]) <= budget) {
+			rows += len(inputs[j])
+			j++
+		}
+		if err := m.encode(ctx, inputs[i:j]); err != nil {
+			return nil, err
+		}
+		for k := range inputs[i:j] {
+			v, err := m.encoderPool(ctx, k, p)
+			if err != nil {
+				return nil, err
+			}
+			out[i+k] = v
+		}
+		i = j
+	}
+	return out, nil
+}
+
+// embedAt writes the token embeddings of toks into the rows of m.x from
+// r0 on (embed's lookup, for one input of a packed pass).
+func (m *Model) embedAt(ctx context.Context, toks []int32, r0 int) error {
+	E := m.Cfg.NEmbd
+	for i, t := range toks {
+		x := m.x[(r0+i)*E : (r0+i+1)*E]
+		if err := m.w.Row(ctx, m.embName, int(t), m.embRow); err != nil {
+			return fmt.Errorf("model: embedding of token %d: %w", t, err)
+		}
+		if err := m.k.Dequantize(m.embType, m.embRow, x); err != nil {
+			return fmt.Errorf("model: embedding of token %d: %w", t, err)
 		}
 	}
-	if n > m.kv.Cap() {
-		return fmt.Errorf("model: %d tokens: %w (%d positions)", n, ErrContextFull, m.kv.Cap())
+	return nil
+}
+
+// encSeg is one input's rows r0..r0+n-1 in an encoder pass.
+type encSeg struct{ r0, n int }
+
+// encode runs the inputs as fresh sequences through the encoder in one
+// pass, leaving each token's final hidden state in its row of m.x (the
+// inputs' rows one after another, m.enc.segs saying where).
+func (m *Model) encode(ctx context.Context, inputs [][]int32) error {
+	c := m.Cfg
+	e := &m.enc
+	e.segs = e.segs[:0]
+	n := 0
+	for i, toks := range inputs {
+		if len(toks) == 0 {
+			return fmt.Errorf("model: input %d has no tokens", i)
+		}
+		if len(toks) > m.kv.Cap() {
+			return fmt.Errorf("model: input %d of %d tokens: %w (%d positions)", i, len(toks), ErrContextFull, m.kv.Cap())
+		}
+		for _, t := range toks {
+			if t < 0 || int(t) >= c.NVocab {
+				return fmt.Errorf("model: token id %d outside vocabulary [0, %d)", t, c.NVocab)
+			}
+		}
+		e.segs = append(e.segs, encSeg{n, len(toks)})
+		n += len(toks)
 	}
 	if n > m.nb {
-		// The whole input is one batch (see above), bounded by the
-		// context just above.
+		// An input is one batch whatever its length (see above); each is
+		// bounded by the context just above, a pass by EmbedBatch's budget.
 		m.nb = n
 		m.alloc()
 	}
-	if err := m.embed(ctx, tokens); err != nil {
-		return err
+	if cap(e.pos) < n {
+		e.pos, e.seg = make([]int32, n), make([]int32, n)
 	}
+	e.pos, e.seg = e.pos[:n], e.seg[:n]
 	E := c.NEmbd
-	e := &m.enc
-	for b := range tokens {
+	for si, sg := range e.segs {
+		if err := m.embedAt(ctx, inputs[si], sg.r0); err != nil {
+			return err
+		}
+		for i := 0; i < sg.n; i++ {
+			e.pos[sg.r0+i], e.seg[sg.r0+i] = int32(i), int32(si)
+		}
+	}
+	for b := 0; b < n; b++ {
 		x := m.x[b*E : (b+1)*E]
 		if e.typeRow != nil {
 			m.k.Add(x, e.typeRow)
 		}
 		if e.posRow != nil {
-			if err := m.w.Row(ctx, arch.PosEmbdName, b, e.posRow); err != nil {
-				return fmt.Errorf("model: position embedding %d: %w", b, err)
+			pos := int(e.pos[b])
+			if err := m.w.Row(ctx, arch.PosEmbdName, pos, e.posRow); err != nil {
+				return fmt.Errorf("model: position embedding %d: %w", pos, err)
 			}
 			if err := m.k.Dequantize(e.posType, e.posRow, m.xn[:E]); err != nil {
-				return fmt.Errorf("model: position embedding %d: %w", b, err)
+				return fmt.Errorf("model: position embedding %d: %w", pos, err)
 			}
 			m.k.Add(x, m.xn[:E])
 		}
@@ -231,16 +308,18 @@ func (m *Model) encoderLayer(l int, ts [][]byte, nb int) error {
 	return m.layerNormRows(ty, ts, arch.SlotLayerOutNorm, arch.SlotLayerOutNormB, nb)
 }
 
-// encoderRope rotates q and k of batch rows lo..hi-1 (row b at position b).
+// encoderRope rotates q and k of batch rows lo..hi-1 (each at its
+// position in its input).
 func (m *Model) encoderRope(lo, hi int) {
 	c := m.Cfg
 	Q, KV := c.QDim(), c.KVDim()
 	for b := lo; b < hi; b++ {
 		cs := m.ropeCS[b*c.NRot : (b+1)*c.NRot]
+		pos := int(m.enc.pos[b])
 		if c.RopeYaRN {
-			m.yarn.cache(&m.rope, b, cs)
+			m.yarn.cache(&m.rope, pos, cs)
 		} else {
-			m.rope.Cache(b, cs)
+			m.rope.Cache(pos, cs)
 		}
 		m.rope.ApplyCache(m.q[b*Q:(b+1)*Q], c.HeadDim, cs)
 		m.rope.ApplyCache(m.kk[b*KV:(b+1)*KV], c.HeadDim, cs)
@@ -322,20 +401,24 @@ func (m *Model) encoderAttnWork(lo, hi int) {
 		kb := a.kb[g*n*hd*4 : (g+1)*n*hd*4]
 		vt := a.vt[g*hd*n*4 : (g+1)*hd*n*4]
 		for b := blk * qb; b < min((blk+1)*qb, n); b++ {
-			nv := n // keys row b sees: all, or up to itself for a causal file
+			// Row b sees the keys of its own input, rows r0..r0+nv-1:
+			// all of them, or up to itself for a causal file.
+			sg := m.enc.segs[m.enc.seg[b]]
+			r0, nv := sg.r0, sg.n
 			if !c.NonCausal {
-				nv = b + 1
+				nv = int(m.enc.pos[b]) + 1
 			}
 			s := sc.s[:nv]
 			_ = m.k.QuantizeAct(ggml.F32, m.q[b*Q+h*hd:b*Q+(h+1)*hd], sc.qb) // geometry fixed
 			for r := range s {
-				s[r] = dot(hd, kb[r*hd*4:(r+1)*hd*4], sc.qb) * a.scale
+				s[r] = dot(hd, kb[(r0+r)*hd*4:(r0+r+1)*hd*4], sc.qb) * a.scale
 			}
 			m.k.Softmax(s)
 			_ = m.k.QuantizeAct(ggml.F32, s, sc.sb[:4*nv])
 			out := m.att[b*Q+h*hd : b*Q+(h+1)*hd]
 			for d := range out {
-				out[d] = dot(nv, vt[d*n*4:d*n*4+nv*4], sc.sb[:4*nv])
+				o := (d*n + r0) * 4
+				out[d] = dot(nv, vt[o:o+nv*4], sc.sb[:4*nv])
 			}
 		}
 	}
@@ -412,13 +495,16 @@ func layerNorm(out, x, w, b []float32, eps float32) {
 	}
 }
 
-// encoderPool pools the n rows of m.x after encode.
-func (m *Model) encoderPool(ctx context.Context, n int, p arch.Pooling) ([]float32, error) {
+// encoderPool pools input k's rows of m.x after encode.
+func (m *Model) encoderPool(ctx context.Context, k int, p arch.Pooling) ([]float32, error) {
 	c := m.Cfg
 	E := c.NEmbd
+	sg := m.enc.segs[k]
+	x := m.x[sg.r0*E : (sg.r0+sg.n)*E]
+	n := sg.n
 	switch p {
 	case arch.PoolNone:
-		return append([]float32(nil), m.x[:n*E]...), nil
+		return append([]float32(nil), x...), nil
 	case arch.PoolMean:
 		// llama.cpp multiplies the states by a column of 1/n (a matmul).
 		out := make([]float32, E)
@@ -426,17 +512,17 @@ func (m *Model) encoderPool(ctx context.Context, n int, p arch.Pooling) ([]float
 		for i := range out {
 			var s float64
 			for b := 0; b < n; b++ {
-				s += float64(m.x[b*E+i] * inv)
+				s += float64(x[b*E+i] * inv)
 			}
 			out[i] = float32(s)
 		}
 		return out, nil
 	case arch.PoolCLS:
-		return append([]float32(nil), m.x[:E]...), nil
+		return append([]float32(nil), x[:E]...), nil
 	case arch.PoolLast:
-		return append([]float32(nil), m.x[(n-1)*E:n*E]...), nil
+		return append([]float32(nil), x[(n-1)*E:]...), nil
 	case arch.PoolRank:
-		return m.classify(ctx, m.x[:E])
+		return m.classify(ctx, x[:E])
 	}
 	return nil, unsupported("pooling %s", p)
 }

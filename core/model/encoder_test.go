@@ -92,6 +92,27 @@ func TestEncoderGraph(t *testing.T) {
 		case !m.Cfg.ClsDense && !m.Cfg.ClsOutput && !slices.Equal(rank, cls):
 			t.Errorf("%s: rank pooling without a head is not the CLS state", fx.Label)
 		}
+		// Packed passes: several inputs in one pass (budget 64 rows) or
+		// split (budget 4, as m's batch option), every pooling, give each
+		// input's own vectors exactly (F32 weights: the products' rows do
+		// not depend on the batch).
+		inputs := [][]int32{toks, {5, 6}, changed, {7}}
+		for _, p := range []arch.Pooling{arch.PoolNone, arch.PoolMean, arch.PoolCLS, arch.PoolLast, arch.PoolRank} {
+			for _, mm := range []*Model{m, m1} {
+				got, err := mm.EmbedBatch(ctx, inputs, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, in := range inputs {
+					if want := embed(m1, in, p); !slices.Equal(got[i], want) {
+						t.Errorf("%s: %s pooling, batch budget %d: input %d differs from its own Embed", fx.Label, p, mm.enc.budget, i)
+					}
+				}
+			}
+		}
+		if _, err := m.EmbedBatch(ctx, [][]int32{toks, {}}, arch.PoolCLS); err == nil {
+			t.Errorf("%s: an empty input in a batch was accepted", fx.Label)
+		}
 		if _, err := m.Forward(ctx, toks); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: Forward on an encoder: %v, want ErrUnsupported", fx.Label, err)
 		}

@@ -125,6 +125,7 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 		opt.Kernels = kernels.Select()
 	}
 	m := &Model{Cfg: cfg, w: w, k: opt.Kernels, nb: opt.Batch}
+	m.enc.budget = opt.Batch
 	kv, err := NewKVCache(opt.KVType, cfg.NLayer, cfg.NHeadKV, cfg.HeadDim, opt.Ctx)
 	if err != nil {
 		return nil, err

@@ -22,10 +22,10 @@ import (
 // not normalised (see Normalize) and is the caller's to keep.
 func (m *Model) Embed(ctx context.Context, tokens []int32, p arch.Pooling) ([]float32, error) {
 	if m.Cfg.Encoder {
-		if err := m.encode(ctx, tokens); err != nil {
+		if err := m.encode(ctx, [][]int32{tokens}); err != nil {
 			return nil, err
 		}
-		return m.encoderPool(ctx, len(tokens), p)
+		return m.encoderPool(ctx, 0, p)
 	}
 	rank := p == arch.PoolRank && m.Cfg.ClsOutput
 	if p != arch.PoolLast && !rank {

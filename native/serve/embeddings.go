@@ -78,8 +78,17 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request, b *Backend) 
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
 	// Every input is submitted before any is awaited, so the scheduler runs
-	// them side by side in its slots (an encoder's run one by one).
+	// them side by side in its slots (an encoder's are packed into passes
+	// by serve.Encoder).
 	hs := make([]*engine.Handle, len(inputs))
+	var encoded [][]float32
+	if b.Encoder != nil {
+		var err error
+		if encoded, err = b.Encoder.EmbedBatch(ctx, inputs); err != nil {
+			s.reject(w, &apiError{status: http.StatusInternalServerError, Message: err.Error(), Type: "server_error"})
+			return
+		}
+	}
 	for i, toks := range inputs {
 		if b.Encoder != nil {
 			break
@@ -103,7 +112,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request, b *Backend) 
 		var v []float32
 		var err error
 		if b.Encoder != nil {
-			v, err = b.Encoder.Embed(ctx, inputs[i])
+			v = encoded[i]
 		} else {
 			var ev engine.Event
 			if _, ev, err = h.Collect(ctx); err == nil {

@@ -31,11 +31,12 @@ func NewEncoder(m *model.Model, p arch.Pooling) *Encoder { return &Encoder{m: m,
 // Pooling is the pooling the encoder applies.
 func (e *Encoder) Pooling() arch.Pooling { return e.pool }
 
-// Embed pools one input; the vector is the caller's.
-func (e *Encoder) Embed(ctx context.Context, toks []int32) ([]float32, error) {
+// EmbedBatch pools a request's inputs, packed into passes of up to the
+// model's batch rows (model.EmbedBatch).
+func (e *Encoder) EmbedBatch(ctx context.Context, inputs [][]int32) ([][]float32, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.m.Embed(ctx, toks, e.pool)
+	return e.m.EmbedBatch(ctx, inputs, e.pool)
 }
 
 // rerankRules are /v1/rerank's fields: llama-server's (Jina's API, or
@@ -154,16 +155,16 @@ func (s *Server) rerank(w http.ResponseWriter, r *http.Request, b *Backend) {
 		index int
 		score float64
 	}
+	vs, err := b.Encoder.EmbedBatch(ctx, inputs)
+	if err != nil {
+		s.reject(w, &apiError{status: http.StatusInternalServerError, Message: err.Error(), Type: "server_error"})
+		return
+	}
 	res := make([]result, len(docs))
 	ntok := 0
-	for i, toks := range inputs {
-		v, err := b.Encoder.Embed(ctx, toks)
-		if err != nil {
-			s.reject(w, &apiError{status: http.StatusInternalServerError, Message: err.Error(), Type: "server_error"})
-			return
-		}
+	for i, v := range vs {
 		res[i] = result{i, float64(v[0])}
-		ntok += len(toks)
+		ntok += len(inputs[i])
 	}
 	sort.SliceStable(res, func(i, j int) bool { return res[i].score > res[j].score })
 	res = res[:topN]
