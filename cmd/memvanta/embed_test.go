@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -91,4 +92,37 @@ func TestCLIEmbed(t *testing.T) {
 	mv(t, "", "embed", "-m", noPool, "-p", "x", "--pooling", "last").want(t, 0, "embed --pooling last")
 	mv(t, "", "embed", "-m", noPool, "-p", "x", "--pooling", "bogus").want(t, exitUsage, "embed --pooling bogus")
 	mv(t, "", "embed", "-m", noPool, "-p", "x", "--embd-normalize", "3").want(t, exitUsage, "embed --embd-normalize 3")
+}
+
+// TestCLIEmbedEncoder: memvanta embed on a bert reranker (synthetic, with
+// the bge WordPiece vocabulary): pooling none prints a vector per token,
+// cls one per text, rank (--reranking) one raw score per QUERY<TAB>DOC
+// text with --embd-normalize -1, and a query and document scored apart
+// from another pair.
+func TestCLIEmbedEncoder(t *testing.T) {
+	vocab := "../../../shared/vocab-wordpiece/ggml-vocab-bert-bge.gguf"
+	if _, err := os.Stat(vocab); err != nil {
+		t.Skipf("no bge vocabulary: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "bert.gguf")
+	mv(t, "", "synth", "-o", path, "--type", "F32", "--embd", "64", "--layers", "2", "--heads", "4", "--kv-heads", "4", "--ff", "128",
+		"--ctx", "64", "--eps", "1e-12", "--arch", "bert", "--bias", "--classifier", "--pooling", "rank", "--vocab-from", vocab, "-q").want(t, 0, "synth bert")
+	lines := func(r result) []string { return strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") }
+	r := mv(t, "", "embed", "-m", path, "-p", "hello world", "--pooling", "none")
+	r.want(t, 0, "embed --pooling none")
+	if n := len(lines(r)); n != 4 { // [CLS] hello world [SEP]
+		t.Errorf("pooling none: %d lines for 4 tokens:\n%s", n, r.stdout)
+	}
+	r = mv(t, "", "embed", "-m", path, "-p", "hello world\nother", "--pooling", "cls")
+	r.want(t, 0, "embed --pooling cls")
+	if l := lines(r); len(l) != 2 || len(strings.Fields(l[0])) != 64 {
+		t.Errorf("pooling cls: %d lines:\n%s", len(l), r.stdout)
+	}
+	r = mv(t, "", "embed", "-m", path, "-p", `what is a panda?\thi\nwhat is a panda?\tParis is the capital of France.`, "--reranking", "--embd-normalize", "-1")
+	r.want(t, 0, "embed --reranking")
+	l := lines(r)
+	if len(l) != 2 || len(strings.Fields(l[0])) != 1 || l[0] == l[1] {
+		t.Errorf("reranking: want two different single scores:\n%s", r.stdout)
+	}
+	mv(t, "", "embed", "-m", path, "-p", "x", "--reranking", "--pooling", "mean").want(t, 2, "--reranking with --pooling mean")
 }

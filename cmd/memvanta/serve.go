@@ -27,7 +27,7 @@ type serveFlags struct {
 	stepTokens                    int
 	timeout, drain                int
 	maxBody                       int
-	embeddings                    bool
+	embeddings, reranking         bool
 	pooling                       string
 }
 
@@ -47,7 +47,8 @@ func (f *serveFlags) register(c *cli) {
 	c.intVar(&f.maxBody, "max-body", "BYTES", 4<<20, "largest request body accepted")
 	c.stringVar(&f.reasoningFormat, "reasoning-format", "FORMAT", "auto", "where a reasoning model's <think> thoughts go: none (left in content), deepseek (message.reasoning_content), auto (deepseek when the chat template writes <think>); requests may override with reasoning_format")
 	c.boolVar(&f.embeddings, "embedding|embeddings", "accepted for llama-server command lines: /v1/embeddings answers whenever the model pools (pooling_type or --pooling)")
-	c.stringVar(&f.pooling, "pooling", "TYPE", "", "pooling for /v1/embeddings when the file names none, or to override it: last (decoder embedding models)")
+	c.stringVar(&f.pooling, "pooling", "TYPE", "", "pooling for /v1/embeddings when the file names none, or to override it: last (decoder embedding models); mean, cls, last or rank (encoders: bert, nomic-bert)")
+	c.boolVar(&f.reranking, "reranking|rerank", "serve /v1/rerank (llama-server's flag): rank pooling, for an encoder with a classifier head (bge-reranker)")
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -68,6 +69,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if _, err := arch.ParsePooling(f.pooling); err != nil {
 			return c.usageErr(stderr, "--%v", err)
 		}
+	}
+	if f.reranking {
+		if f.pooling != "" && f.pooling != "rank" {
+			return c.usageErr(stderr, "--reranking with --pooling %s: reranking pools by rank", f.pooling)
+		}
+		f.pooling = "rank"
 	}
 	if err := mf.validate(); err != nil {
 		return c.usageErr(stderr, "%v", err)
@@ -159,8 +166,26 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return fail("--%v", err)
 		}
 	}
-	if f.embeddings && (!pooled || pool != arch.PoolLast) {
-		fmt.Fprintf(stderr, "memvanta serve: warning: --embeddings: this build serves last-token pooled embeddings only (the model pools %v); /v1/embeddings will refuse requests\n", pool)
+	encoder := l.m.Cfg.Encoder
+	embeddings := pooled && (pool == arch.PoolLast || encoder && (pool == arch.PoolMean || pool == arch.PoolCLS))
+	if f.embeddings && !embeddings {
+		fmt.Fprintf(stderr, "memvanta serve: warning: --embeddings: this build serves last-token pooled embeddings of decoders and mean, cls or last pooled ones of encoders (the model pools %v); /v1/embeddings will refuse requests\n", pool)
+	}
+	var enc *serve.Encoder
+	if encoder {
+		// An encoder runs outside the scheduler (serve.Encoder), on the
+		// whole context; generation requests are refused by the model.
+		enc = serve.NewEncoder(l.m, pool)
+		if pool == arch.PoolNone || !pooled {
+			fmt.Fprintf(stderr, "memvanta serve: warning: %s is an encoder pooling nothing (pooling_type none or absent): give --pooling mean|cls|last, or --reranking\n", mf.path)
+		}
+	}
+	if f.reranking && !(encoder && l.m.Cfg.ClsOutput) {
+		fmt.Fprintf(stderr, "memvanta serve: warning: --reranking: the model is not an encoder with a classifier head (cls.output); /v1/rerank refuses a decoder and scores by the first hidden-state value of an encoder without one (as llama.cpp)\n")
+	}
+	nctx := perSlot
+	if encoder {
+		nctx = slotCtx // the model's own context, not a slot's
 	}
 	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk, StepTokens: f.stepTokens})
 	if err != nil {
@@ -170,7 +195,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	engCtx, stopEngine := context.WithCancel(context.Background())
 	engDone := make(chan struct{})
 	go func() { _ = eng.Run(engCtx); close(engDone) }()
-	srv.Ready(&serve.Backend{Engine: eng, Tokenizer: tok, Template: tmpl, NCtx: perSlot, Embeddings: pooled && pool == arch.PoolLast})
+	srv.Ready(&serve.Backend{Engine: eng, Tokenizer: tok, Template: tmpl, NCtx: nctx, Embeddings: embeddings, Encoder: enc})
 	fmt.Fprintf(stderr, "memvanta serve: model %q ready: %d slots x %d tokens, template %s, kernels %s\n",
 		id, f.slots, perSlot, tmpl.Name(), l.m.Kernels().Name)
 

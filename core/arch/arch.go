@@ -66,25 +66,41 @@ type Graph struct {
 	// LLM_FFN_SWIGLU_OAI_MOE): x = min(gate, 7), y = clamp(up, -7, 7),
 	// x·sigmoid(1.702·x)·(y + 1).
 	SwiGLUOAI bool
+	// Encoder is a BERT-style encoder (llama.cpp's bert.cpp graph): the
+	// token embedding plus token type 0 (plus learned positions without
+	// RoPE) goes through a LayerNorm; each block is post-norm (attention,
+	// residual add, LayerNorm; feed-forward, residual add, LayerNorm, all
+	// LayerNorms with a bias and attention.layer_norm_epsilon); there is no
+	// output norm nor output projection: the hidden states are pooled.
+	Encoder bool
+	// NoRope leaves q and k unrotated: positions come from the learned
+	// position_embd table (bert).
+	NoRope bool
+	// FFNGeLU is a plain feed-forward, down(gelu(up·x + b) ) + b, without
+	// a gate (bert's LLM_FFN_GELU, LLM_FFN_SEQ).
+	FFNGeLU bool
 }
 
 // Dim is a tensor dimension in terms of the hyperparameters.
 type Dim int
 
 const (
-	Embd    Dim = iota + 1 // n_embd
-	QDim                   // n_head × head_dim
-	KVDim                  // n_head_kv × head_dim
-	QKVDim                 // QDim + 2·KVDim (fused attn_qkv)
-	FF                     // n_ff
-	FF2                    // 2·n_ff (fused gate and up)
-	HeadDim                // head_dim (per-head q/k norms)
-	RotHalf                // n_rot/2 (RoPE frequency factors)
-	Vocab                  // n_vocab (rows of token_embd)
-	Expert                 // n_expert (experts of a MoE layer)
-	FFExp                  // n_ff_exp (one expert's feed-forward length)
-	FFShexp                // n_ff_shexp (the shared expert's feed-forward length)
-	Heads                  // n_head (one attention sink per query head)
+	Embd     Dim = iota + 1 // n_embd
+	QDim                    // n_head × head_dim
+	KVDim                   // n_head_kv × head_dim
+	QKVDim                  // QDim + 2·KVDim (fused attn_qkv)
+	FF                      // n_ff
+	FF2                     // 2·n_ff (fused gate and up)
+	HeadDim                 // head_dim (per-head q/k norms)
+	RotHalf                 // n_rot/2 (RoPE frequency factors)
+	Vocab                   // n_vocab (rows of token_embd)
+	Expert                  // n_expert (experts of a MoE layer)
+	FFExp                   // n_ff_exp (one expert's feed-forward length)
+	FFShexp                 // n_ff_shexp (the shared expert's feed-forward length)
+	Heads                   // n_head (one attention sink per query head)
+	Ctx                     // n_ctx_train (rows of position_embd)
+	TokTypes                // n_token_types (rows of token_types)
+	ClsOut                  // n_cls_out (classifier outputs, rows of cls.output)
 )
 
 func (d Dim) size(c *Config) int {
@@ -115,6 +131,12 @@ func (d Dim) size(c *Config) int {
 		return c.NFFShexp
 	case Heads:
 		return c.NHead
+	case Ctx:
+		return c.NCtxTrain
+	case TokTypes:
+		return c.NTokTypes
+	case ClsOut:
+		return c.NClsOut
 	}
 	panic(fmt.Sprintf("arch: unknown dim %d", d))
 }
@@ -148,6 +170,14 @@ const (
 	SharedExpert         // ffn_{gate,up,down}_shexp with its sigmoid gate ffn_gate_inp_shexp (qwen2moe)
 	AttnSinks            // attn_sinks.weight: one extra softmax logit per query head (gpt-oss)
 	ExpertBias           // ffn_gate_inp.bias and ffn_{gate,up,down}_exps.bias (gpt-oss)
+	PosEmbd              // position_embd.weight: learned absolute positions (bert)
+	TypeEmbd             // token_types.weight: row 0 (token type "sentence A") added to every token
+	UpBias               // ffn_up.bias
+	DownBias             // ffn_down.bias
+	ClsDense             // cls.weight: the rank-pooling classifier's dense layer (tanh)
+	ClsBias              // cls.bias
+	ClsOutput            // cls.output.weight: the classifier's output projection
+	ClsOutBias           // cls.output.bias
 )
 
 // Slot is a layer tensor's role in the shared blocks: core/model finds a
@@ -183,12 +213,18 @@ const (
 	SlotGateSh
 	SlotUpSh
 	SlotDownSh
-	SlotSinks     // attention sinks, one per query head
-	SlotGateInpB  // router bias
-	SlotGateExpsB // 2-D expert biases: row e is expert e's
-	SlotUpExpsB   //
-	SlotDownExpsB //
-	NSlots        // length of per-slot arrays
+	SlotSinks         // attention sinks, one per query head
+	SlotGateInpB      // router bias
+	SlotGateExpsB     // 2-D expert biases: row e is expert e's
+	SlotUpExpsB       //
+	SlotDownExpsB     //
+	SlotAttnOutNorm   // encoders: LayerNorm after the attention's residual add
+	SlotAttnOutNormB  //
+	SlotLayerOutNorm  // encoders: LayerNorm after the feed-forward's residual add
+	SlotLayerOutNormB //
+	SlotBUp           // ffn_up.bias
+	SlotBDown         // ffn_down.bias
+	NSlots            // length of per-slot arrays
 )
 
 // Names of the global tensors, which core/model reads by name.
@@ -200,6 +236,14 @@ const (
 	RopeFreqsName  = "rope_freqs.weight"
 	RopeLongName   = "rope_factors_long.weight"
 	RopeShortName  = "rope_factors_short.weight"
+	PosEmbdName    = "position_embd.weight"
+	TypeEmbdName   = "token_types.weight"
+	TokNormName    = "token_embd_norm.weight"
+	TokNormBName   = "token_embd_norm.bias"
+	ClsName        = "cls.weight"
+	ClsBName       = "cls.bias"
+	ClsOutName     = "cls.output.weight"
+	ClsOutBName    = "cls.output.bias"
 )
 
 // Tensor is one row of an architecture's tensor table.
@@ -323,6 +367,28 @@ var (
 	downExpsB = Tensor{Name: "ffn_down_exps.bias", Slot: SlotDownExpsB, Dims: []Dim{Embd, Expert}, Kind: Vector, Feature: ExpertBias}
 )
 
+// Encoder rows (bert, nomic-bert; llama.cpp's names). token_types is read
+// as f32 rows (llama.cpp adds row 0 to the embeddings with a plain add,
+// which it cannot do from a quantized or f16 table; its converter keeps
+// it f32).
+var (
+	posEmbd  = Tensor{Name: PosEmbdName, Dims: []Dim{Embd, Ctx}, Kind: Matrix, Feature: PosEmbd}
+	typeEmbd = Tensor{Name: TypeEmbdName, Dims: []Dim{Embd, TokTypes}, Kind: Vector, Feature: TypeEmbd, Optional: true}
+	tokNorm  = Tensor{Name: TokNormName, Dims: []Dim{Embd}, Kind: Vector}
+	tokNormB = Tensor{Name: TokNormBName, Dims: []Dim{Embd}, Kind: Vector}
+	clsDense = Tensor{Name: ClsName, Dims: []Dim{Embd, Embd}, Kind: Matrix, Feature: ClsDense, Optional: true}
+	clsB     = Tensor{Name: ClsBName, Dims: []Dim{Embd}, Kind: Vector, Feature: ClsBias, Optional: true}
+	clsOut   = Tensor{Name: ClsOutName, Dims: []Dim{Embd, ClsOut}, Kind: Matrix, Feature: ClsOutput, Optional: true}
+	clsOutB  = Tensor{Name: ClsOutBName, Dims: []Dim{ClsOut}, Kind: Vector, Feature: ClsOutBias, Optional: true}
+
+	attnOutNorm   = Tensor{Name: "attn_output_norm.weight", Slot: SlotAttnOutNorm, Dims: []Dim{Embd}, Kind: Vector}
+	attnOutNormB  = Tensor{Name: "attn_output_norm.bias", Slot: SlotAttnOutNormB, Dims: []Dim{Embd}, Kind: Vector}
+	layerOutNorm  = Tensor{Name: "layer_output_norm.weight", Slot: SlotLayerOutNorm, Dims: []Dim{Embd}, Kind: Vector}
+	layerOutNormB = Tensor{Name: "layer_output_norm.bias", Slot: SlotLayerOutNormB, Dims: []Dim{Embd}, Kind: Vector}
+	biasUp        = Tensor{Name: "ffn_up.bias", Slot: SlotBUp, Dims: []Dim{FF}, Kind: Vector, Feature: UpBias, Optional: true}
+	biasDown      = Tensor{Name: "ffn_down.bias", Slot: SlotBDown, Dims: []Dim{Embd}, Kind: Vector, Feature: DownBias, Optional: true}
+)
+
 // ExpertSlots are the 3-D expert tensors' slots in the order core/model's
 // plan lists them (Group.Experts).
 var ExpertSlots = [3]Slot{SlotGateExps, SlotUpExps, SlotDownExps}
@@ -357,6 +423,7 @@ func (s *Spec) Offers(f Feature) bool {
 func (s *Spec) Defaults(c *Config) {
 	c.RopeStyle, c.EmbedScale, c.ScaleQ, c.GeGLU = s.Graph.Rope, s.Graph.EmbedScale, s.Graph.ScaleQ, s.Graph.GeGLU
 	c.SwiGLUOAI = s.Graph.SwiGLUOAI
+	c.Encoder, c.NoRope, c.FFNGeLU = s.Graph.Encoder, s.Graph.NoRope, s.Graph.FFNGeLU
 	if !s.Offers(Output) {
 		c.TiedOutput = true
 	}

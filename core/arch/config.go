@@ -80,6 +80,24 @@ type Config struct {
 	// gpt-oss.
 	AttnSinks  bool // attn_sinks.weight: per-head logit added to the attention softmax's denominator
 	ExpertBias bool // router bias and per-expert gate/up/down biases
+
+	// Encoders (bert, nomic-bert): Graph.Encoder, NoRope, FFNGeLU, with
+	// RMSEps holding attention.layer_norm_epsilon (the LayerNorms' eps).
+	Encoder   bool
+	NoRope    bool
+	FFNGeLU   bool
+	NonCausal bool // attention.causal = false: every token attends to the whole sequence
+	NTokTypes int  // tokenizer.ggml.token_type_count (rows of token_types)
+	NClsOut   int  // classifier outputs: the length of classifier.output_labels, 1 without it
+
+	PosEmbd    bool // position_embd.weight
+	TypeEmbd   bool // token_types.weight
+	UpBias     bool // ffn_up.bias
+	DownBias   bool // ffn_down.bias
+	ClsDense   bool // cls.weight
+	ClsBias    bool // cls.bias
+	ClsOutput  bool // cls.output.weight
+	ClsOutBias bool // cls.output.bias
 }
 
 // Gating is how a MoE router turns its logits into expert probabilities
@@ -142,6 +160,22 @@ func (c *Config) flag(f Feature) *bool {
 		return &c.AttnSinks
 	case ExpertBias:
 		return &c.ExpertBias
+	case PosEmbd:
+		return &c.PosEmbd
+	case TypeEmbd:
+		return &c.TypeEmbd
+	case UpBias:
+		return &c.UpBias
+	case DownBias:
+		return &c.DownBias
+	case ClsDense:
+		return &c.ClsDense
+	case ClsBias:
+		return &c.ClsBias
+	case ClsOutput:
+		return &c.ClsOutput
+	case ClsOutBias:
+		return &c.ClsOutBias
 	}
 	panic(fmt.Sprintf("arch: feature %d has no flag", f))
 }
@@ -178,7 +212,7 @@ func Load(f *gguf.File) (Config, *Spec, error) {
 	}
 	c := Config{Arch: name}
 	r := Reader{f: f, arch: name}
-	if err := c.readCommon(r); err != nil {
+	if err := c.readCommon(r, s.Graph.Encoder); err != nil {
 		return Config{}, nil, err
 	}
 	if s.Read != nil {
@@ -222,8 +256,9 @@ func (c *Config) checkVocab(f *gguf.File, r Reader) error {
 	return nil
 }
 
-// readCommon reads the keys every architecture shares.
-func (c *Config) readCommon(r Reader) error {
+// readCommon reads the keys every architecture shares. Encoders' norms
+// are LayerNorms whose eps is attention.layer_norm_epsilon (kept in RMSEps).
+func (c *Config) readCommon(r Reader, encoder bool) error {
 	var err error
 	if c.NEmbd, err = r.Int("embedding_length"); err != nil {
 		return err
@@ -271,15 +306,19 @@ func (c *Config) readCommon(r Reader) error {
 	if c.RopeBase <= 0 {
 		return fmt.Errorf("model: %s = %v: must be > 0", r.Key("rope.freq_base"), c.RopeBase)
 	}
-	if !r.Has("attention.layer_norm_rms_epsilon") {
-		return fmt.Errorf("model: %s: %w", r.Key("attention.layer_norm_rms_epsilon"), gguf.ErrNotFound)
+	epsKey := "attention.layer_norm_rms_epsilon"
+	if encoder {
+		epsKey = "attention.layer_norm_epsilon"
 	}
-	eps, err := r.OptFloat("attention.layer_norm_rms_epsilon", 0)
+	if !r.Has(epsKey) {
+		return fmt.Errorf("model: %s: %w", r.Key(epsKey), gguf.ErrNotFound)
+	}
+	eps, err := r.OptFloat(epsKey, 0)
 	if err != nil {
 		return err
 	}
 	if eps < 0 {
-		return fmt.Errorf("model: %s = %v: negative", r.Key("attention.layer_norm_rms_epsilon"), eps)
+		return fmt.Errorf("model: %s = %v: negative", r.Key(epsKey), eps)
 	}
 	c.RMSEps = eps
 	if err := c.readRopeScaling(r); err != nil {

@@ -36,6 +36,9 @@ type segment struct {
 // is left as it was before the call. The model's own cache (Forward's) is
 // not touched.
 func (m *Model) ForwardBatch(ctx context.Context, seqs []SeqBatch) (err error) {
+	if m.Cfg.Encoder {
+		return errEncoder(m.Cfg.Arch)
+	}
 	starts := make([]int, len(seqs))
 	for i, s := range seqs {
 		if len(s.Tokens) == 0 {

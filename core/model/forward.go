@@ -106,6 +106,7 @@ type Model struct {
 	moe                                  moeScratch
 	aj                                   attnJob
 	attnRun                              func(lo, hi int) // m.attnWork, bound once
+	enc                                  encoderState     // Cfg.Encoder (encoder.go)
 }
 
 // New prepares a model over w for the configuration cfg (from
@@ -124,6 +125,7 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 		opt.Kernels = kernels.Select()
 	}
 	m := &Model{Cfg: cfg, w: w, k: opt.Kernels, nb: opt.Batch}
+	m.enc.budget = opt.Batch
 	kv, err := NewKVCache(opt.KVType, cfg.NLayer, cfg.NHeadKV, cfg.HeadDim, opt.Ctx)
 	if err != nil {
 		return nil, err
@@ -187,6 +189,14 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 		if err := m.expertSizes(); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Encoder {
+		if err := m.initEncoder(); err != nil {
+			return nil, err
+		}
+	}
+	if n := max(cfg.NEmbd, cfg.NClsOut); cfg.ClsOutput {
+		m.enc.clsX, m.enc.clsY = make([]float32, n), make([]float32, n)
 	}
 	m.alloc()
 	m.pool = kernels.NewPool(opt.Threads)
@@ -259,6 +269,13 @@ func (m *Model) buildPlan() error {
 		}
 	}
 	groups := []Group{{Name: "input", Tensors: []string{tokEmbd}}}
+	cls, err := m.classifierGroup()
+	if err != nil {
+		return err
+	}
+	if c.Encoder {
+		groups[0].Tensors = m.encoderInput()
+	}
 	for i := 0; i < c.NLayer; i++ {
 		g := Group{Name: fmt.Sprintf("blk.%d", i)}
 		for _, t := range names {
@@ -287,6 +304,16 @@ func (m *Model) buildPlan() error {
 		}
 		groups = append(groups, g)
 	}
+	if c.Encoder {
+		// No output head: the hidden states are pooled, rank pooling
+		// through the classifier group when the file has one.
+		if cls != nil {
+			m.enc.outGroup = len(groups)
+			groups = append(groups, *cls)
+		}
+		m.plan = Plan{Groups: groups}
+		return nil
+	}
 	out := outWeight
 	if c.TiedOutput {
 		out = tokEmbd
@@ -311,6 +338,10 @@ func (m *Model) buildPlan() error {
 		outG.Tensors = append(outG.Tensors, outBias)
 	}
 	groups = append(groups, outG)
+	if cls != nil { // a reranker's head (qwen3), used by rank pooling only
+		m.enc.outGroup = len(groups)
+		groups = append(groups, *cls)
+	}
 	m.plan = Plan{Groups: groups}
 	return nil
 }
@@ -353,7 +384,10 @@ func (m *Model) alloc() {
 		m.up = make([]float32, nb*c.NFF)
 	}
 	m.normW = make([]float32, c.NEmbd)
-	m.bias = make([]float32, max(c.QDim()+2*c.KVDim(), c.NEmbd, c.NExpert))
+	m.bias = make([]float32, max(c.QDim()+2*c.KVDim(), c.NEmbd, c.NExpert, c.NClsOut))
+	if c.UpBias {
+		m.bias = make([]float32, max(len(m.bias), c.NFF))
+	}
 	if c.AttnSinks {
 		m.sinks = make([]float32, c.NHead)
 	}
@@ -412,6 +446,9 @@ func (m *Model) Reset() { m.kv.Reset() }
 func (m *Model) Forward(ctx context.Context, tokens []int32) (logits []float32, err error) {
 	if len(tokens) == 0 {
 		return nil, fmt.Errorf("model: Forward with no tokens")
+	}
+	if m.Cfg.Encoder {
+		return nil, errEncoder(m.Cfg.Arch)
 	}
 	start := m.kv.Len()
 	defer m.recoverFault(debug.SetPanicOnFault(true), start, &err)

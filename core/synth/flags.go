@@ -31,6 +31,7 @@ type Flags struct {
 	Experts, ExpertsUsed, FFExp                 *int
 	RouterReuse                                 *float64
 	Pooling                                     *string
+	Classifier                                  *bool
 }
 
 // RegisterFlags defines the shape flags on fs.
@@ -73,6 +74,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		RouterReuse:   fs.Float64("router-reuse", 0, "MoE router locality model by its consecutive-token expert reuse: 0.38 (Qwen3-30B-A3B) or 0.18 (gpt-oss); 0 = the architecture's"),
 		FFExp:         fs.Int("ff-exp", 0, "qwen3moe, qwen2moe, mixtral, gpt-oss: one expert's feed-forward length (0 = ff/experts-used; mixtral: ff)"),
 		Pooling:       fs.String("pooling", "", "embedding models: write pooling_type (none, mean, cls, last, rank; empty = not written)"),
+		Classifier:    fs.Bool("classifier", false, "bert, qwen3: a reranker's classifier head (bert: cls, cls.output, one score; qwen3: cls.output, labels yes/no), for --pooling rank"),
 	}
 }
 
@@ -94,6 +96,6 @@ func (f *Flags) Config() (Config, error) {
 			RopeBaseSWA: float32(*f.RopeBaseSWA), AttnSoftcap: float32(*f.AttnSoftcap), FinalSoftcap: float32(*f.FinalSoftcap),
 			RopeScale: float32(*f.RopeScale), RopeFreqs: *f.RopeFreqs, OrigCtx: *f.OrigCtx, NoLongRope: *f.NoLongRope, YaRN: *f.YaRN,
 			FusedQKV: *f.FusedQKV, Bias: *f.Bias, Tied: *f.Tied, Experts: *f.Experts, ExpertsUsed: *f.ExpertsUsed, FFExp: *f.FFExp, RouterReuse: float32(*f.RouterReuse),
-			Pooling: *f.Pooling},
+			Pooling: *f.Pooling, Classifier: *f.Classifier},
 	}, nil
 }

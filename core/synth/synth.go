@@ -123,6 +123,17 @@ type Arch struct {
 	// Pooling writes {arch}.pooling_type (none, mean, cls, last, rank) as
 	// embedding models carry it (Qwen3-Embedding: last); "" writes nothing.
 	Pooling string `json:"pooling,omitempty"`
+	// Classifier: a rank-pooling classifier head as llama.cpp reads it:
+	// bert as bge-reranker's, cls.weight/bias (n_embd × n_embd, tanh) and
+	// cls.output.weight/bias (one score); qwen3 as Qwen3-Reranker's,
+	// cls.output.weight alone with two labels (yes, no).
+	Classifier bool `json:"classifier,omitempty"`
+}
+
+// encoder reports whether the architecture is an encoder (bert, nomic-bert).
+func (a Arch) encoder() bool {
+	s, ok := arch.Lookup(a.archName())
+	return ok && s.Graph.Encoder
 }
 
 // Mixtral is the Arch.Name that writes a llama file with experts.
@@ -251,6 +262,30 @@ func (c Config) archConfig(vocab int) (*arch.Spec, arch.Config, error) {
 			ac.Enable(f.f)
 		}
 	}
+	if s.Graph.Encoder {
+		// Every bert file has token types (two); --bias gives the biases
+		// a BERT has everywhere (the table's optional ones).
+		ac.NTokTypes, ac.NClsOut = 2, 1
+		ac.Enable(arch.TypeEmbd)
+		for _, f := range []arch.Feature{arch.OutBias, arch.UpBias, arch.DownBias} {
+			if a.Bias && s.Offers(f) {
+				ac.Enable(f)
+			}
+		}
+		if a.Classifier {
+			for _, f := range []arch.Feature{arch.ClsDense, arch.ClsBias, arch.ClsOutput, arch.ClsOutBias} {
+				if !s.Offers(f) {
+					return nil, arch.Config{}, fmt.Errorf("synth: architecture %s has no classifier head", name)
+				}
+				ac.Enable(f)
+			}
+		}
+	}
+	if name == "qwen3" && a.Classifier {
+		// Qwen3-Reranker's head: cls.output, one row per label (yes, no).
+		ac.NClsOut = 2
+		ac.Enable(arch.ClsOutput)
+	}
 	s.Defaults(&ac)
 	if ac.MoE {
 		ac.NExpert, ac.NExpertUsed = a.Experts, a.ExpertsUsed
@@ -310,6 +345,8 @@ func (a Arch) validate(s *arch.Spec, ac arch.Config) error {
 		return fmt.Errorf("synth: --router-reuse %v: the router models are tuned for 0.18 and 0.38 (mixture-of-experts files only)", a.RouterReuse)
 	case a.FFExp < 0:
 		return fmt.Errorf("synth: --ff-exp must be >= 0")
+	case a.Classifier && name != "bert" && name != "qwen3":
+		return fmt.Errorf("synth: --classifier applies to bert and qwen3, not %s", name)
 	case a.Pooling != "" && !validPooling(a.Pooling):
 		return fmt.Errorf("synth: --pooling %q: want none, mean, cls, last or rank", a.Pooling)
 	case name == "qwen2moe" && ac.QDim() != ac.NEmbd:
@@ -390,6 +427,8 @@ func kindOf(t arch.Tensor) kind {
 		return kRopeShort
 	case t.Slot == arch.SlotSinks:
 		return kSink
+	case t.Name == arch.PosEmbdName || t.Name == arch.TypeEmbdName:
+		return kBias // N(0, 0.5²): positions and the token type move every state
 	case t.Slot == arch.SlotGateExpsB || t.Slot == arch.SlotUpExpsB:
 		return kExpBias
 	case t.Kind == arch.Vector && strings.HasSuffix(t.Name, ".bias"):
@@ -556,6 +595,9 @@ func (a Arch) metadata(name string, ctx int, ac arch.Config) []struct {
 		p, _ := arch.ParsePooling(a.Pooling) // checked by validate
 		put("pooling_type", uint32(p))
 	}
+	if name == "qwen3" && a.Classifier {
+		put("classifier.output_labels", []string{"yes", "no"})
+	}
 	if ac.RopeFactors {
 		orig := a.origCtx(ctx)
 		put("rope.scaling.original_context_length", uint32(orig))
@@ -614,7 +656,17 @@ func (c Config) addMetadata(gw *gguf.Writer) (int, []int32, error) {
 		{a + ".attention.head_count", uint32(c.Heads)},
 		{a + ".attention.head_count_kv", uint32(c.KVHeads)},
 		{a + ".rope.freq_base", c.RopeBase},
-		{a + ".attention.layer_norm_rms_epsilon", c.Eps},
+	}
+	if c.Arch.encoder() {
+		kvs = append(kvs, []struct {
+			k string
+			v any
+		}{{a + ".attention.layer_norm_epsilon", c.Eps}, {a + ".attention.causal", false}}...)
+	} else {
+		kvs = append(kvs, struct {
+			k string
+			v any
+		}{a + ".attention.layer_norm_rms_epsilon", c.Eps})
 	}
 	_, ac, err := c.archConfig(0)
 	if err != nil {
@@ -672,6 +724,17 @@ func (c Config) addMetadata(gw *gguf.Writer) (int, []int32, error) {
 			{"tokenizer.ggml.add_eos_token", false},
 		} {
 			if err := add(kv.k, kv.v); err != nil {
+				return 0, nil, fmt.Errorf("synth: %w", err)
+			}
+		}
+	}
+	if c.Arch.encoder() {
+		has := false
+		if c.Vocab != nil {
+			_, has = c.Vocab.Get("tokenizer.ggml.token_type_count")
+		}
+		if !has {
+			if err := add("tokenizer.ggml.token_type_count", uint32(2)); err != nil {
 				return 0, nil, fmt.Errorf("synth: %w", err)
 			}
 		}

@@ -15,7 +15,10 @@
 // registered architecture has no row.
 package archfixtures
 
-import "github.com/memvanta/memvanta/core/synth"
+import (
+	"github.com/memvanta/memvanta/core/arch"
+	"github.com/memvanta/memvanta/core/synth"
+)
 
 // Fixture is one test architecture.
 type Fixture struct {
@@ -34,6 +37,13 @@ type Fixture struct {
 	// random model (random-qwen2.json, internal/golden.Random), so its row
 	// here serves the arch and model tests only.
 	Golden bool
+}
+
+// Encoder reports whether the fixture is an encoder (bert, nomic-bert),
+// which the decoding tests (logits, generation) do not apply to.
+func (f Fixture) Encoder() bool {
+	s, ok := arch.Lookup(f.Name())
+	return ok && s.Graph.Encoder
 }
 
 // Name is the fixture's general.architecture.
@@ -76,5 +86,12 @@ func All() []Fixture {
 		// rows of 256 so MXFP4_MOE and Q4_K_M quantize every expert tensor.
 		{"gpt-oss", synth.Arch{Name: synth.GPTOSS, HeadDim: 64, Window: 8, Bias: true, RopeScale: 4, YaRN: true, OrigCtx: 128,
 			Experts: 16, ExpertsUsed: 4, FFExp: 256, RouterReuse: 0.38}, 2, 150000, true},
+		// Encoders: every bias and the classifier head (bert), a fused
+		// attn_qkv with RoPE (nomic-bert). They compute no logits, so the
+		// greedy goldens and the decoding tests pass them by (Encoder);
+		// their goldens are llama.cpp's pooled embeddings
+		// (scripts/embed-golden.sh, testdata/golden/embed-*.json).
+		{"bert", synth.Arch{Name: "bert", Bias: true, Classifier: true, Pooling: "cls"}, 4, 10000, false},
+		{"nomic-bert", synth.Arch{Name: "nomic-bert", FusedQKV: true, Pooling: "mean"}, 4, 1000, false},
 	}
 }

@@ -50,7 +50,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request, b *Backend) 
 		return
 	}
 	if !b.Embeddings {
-		s.reject(w, invalid("", "this model file names no last-token pooling (pooling_type), so it serves no embeddings; start serve with --pooling last for a decoder embedding model"))
+		s.reject(w, invalid("", "this model serves no embeddings: a decoder needs last-token pooling (pooling_type, or serve --pooling last), an encoder mean, cls or last pooling"))
 		return
 	}
 	switch req.EncodingFormat {
@@ -78,9 +78,21 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request, b *Backend) 
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
 	// Every input is submitted before any is awaited, so the scheduler runs
-	// them side by side in its slots.
+	// them side by side in its slots (an encoder's are packed into passes
+	// by serve.Encoder).
 	hs := make([]*engine.Handle, len(inputs))
+	var encoded [][]float32
+	if b.Encoder != nil {
+		var err error
+		if encoded, err = b.Encoder.EmbedBatch(ctx, inputs); err != nil {
+			s.reject(w, &apiError{status: http.StatusInternalServerError, Message: err.Error(), Type: "server_error"})
+			return
+		}
+	}
 	for i, toks := range inputs {
+		if b.Encoder != nil {
+			break
+		}
 		h, err := b.Engine.Submit(ctx, engine.Request{Prompt: toks, Embed: true})
 		if err != nil {
 			cancel()
@@ -97,16 +109,21 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request, b *Backend) 
 	data := make([]item, len(inputs))
 	ntok := 0
 	for i, h := range hs {
-		_, ev, err := h.Collect(ctx)
-		if err == nil {
-			err = ev.Err
+		var v []float32
+		var err error
+		if b.Encoder != nil {
+			v = encoded[i]
+		} else {
+			var ev engine.Event
+			if _, ev, err = h.Collect(ctx); err == nil {
+				err, v = ev.Err, ev.Embedding
+			}
 		}
 		if err != nil {
 			cancel()
 			s.reject(w, &apiError{status: http.StatusInternalServerError, Message: err.Error(), Type: "server_error"})
 			return
 		}
-		v := ev.Embedding
 		if dims > 0 && dims < len(v) {
 			v = v[:dims]
 		}

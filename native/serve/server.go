@@ -44,8 +44,12 @@ type Backend struct {
 	Template  *chat.Template
 	NCtx      int // per-slot context
 	// Embeddings: the model pools its last token (pooling_type last, or
-	// serve --pooling last), so /v1/embeddings answers.
+	// serve --pooling last), or is an encoder pooling by mean, CLS or last
+	// token, so /v1/embeddings answers.
 	Embeddings bool
+	// Encoder, when the model is an encoder (bert, nomic-bert), computes
+	// its embeddings and rerank scores (rerank.go) instead of the Engine.
+	Encoder *Encoder
 }
 
 // Server serves the HTTP API. It answers /health with 503 until Ready.
@@ -84,6 +88,9 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("POST /chat/completions", s.auth(s.ready(s.chatCompletions)))
 	s.mux.HandleFunc("POST /v1/embeddings", s.auth(s.ready(s.embeddings)))
 	s.mux.HandleFunc("POST /embeddings", s.auth(s.ready(s.embeddings)))
+	for _, p := range []string{"/v1/rerank", "/rerank", "/v1/reranking", "/reranking"} {
+		s.mux.HandleFunc("POST "+p, s.auth(s.ready(s.rerank)))
+	}
 	s.mux.HandleFunc("POST /tokenize", s.auth(s.ready(s.tokenize)))
 	s.mux.HandleFunc("POST /detokenize", s.auth(s.ready(s.detokenize)))
 	s.mux.HandleFunc("POST /apply-template", s.auth(s.ready(s.applyTemplate)))
