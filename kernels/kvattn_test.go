@@ -140,7 +140,9 @@ func TestKVQGeometry(t *testing.T) {
 		{"short keys", func() {
 			k.ScoresQ(ggml.Q8_0, make([]byte, 34), 34, 1, 32, make([]byte, 60), 34, 2, 1, make([]float32, 2), 2)
 		}},
-		{"odd head", func() { k.AccumQ(ggml.Q8_0, make([]float32, 16), 1, 16, make([]float32, 1), 1, make([]byte, 34), 34, 1) }},
+		{"odd head", func() {
+			k.AccumQ(ggml.Q8_0, make([]float32, 16), 1, 16, make([]float32, 1), 1, make([]byte, 34), 34, 1)
+		}},
 		{"K-quant", func() {
 			k.AccumQ(ggml.Q4_K, make([]float32, 256), 1, 256, make([]float32, 1), 1, make([]byte, 144), 144, 1)
 		}},
