@@ -155,6 +155,33 @@ func (c *KVCache) Bytes() int64 {
 	return n
 }
 
+// BytesFor is the memory the pages covering n positions take (rings
+// capped at their size): what a sequence of n positions costs, whatever
+// pages an earlier, longer one left allocated.
+func (c *KVCache) BytesFor(n int) int64 {
+	nh := c.kvDim / c.headDim
+	pages := int64((n + PageSize - 1) / PageSize)
+	page := int64(PageSize * nh * (c.k.headB + c.v.headB))
+	var b int64
+	for l := 0; l < c.nLayer; l++ {
+		if c.ringed(l) {
+			b += min(pages, int64(c.ringCap/PageSize)) * page
+		} else {
+			b += pages * page
+		}
+	}
+	return b
+}
+
+// TypeName is the cache's encodings by their ggml names: "F16", or
+// "Q8_0/Q4_0" for keys and values that differ.
+func (c *KVCache) TypeName() string {
+	if c.k.typ == c.v.typ {
+		return c.k.typ.String()
+	}
+	return c.k.typ.String() + "/" + c.v.typ.String()
+}
+
 // Reset empties the cache, keeping pages for reuse.
 func (c *KVCache) Reset() { c.n, c.oldest = 0, 0 }
 
