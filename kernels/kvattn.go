@@ -8,19 +8,39 @@ import (
 
 // Attention over a quantized (or F32) KV cache: the score and accumulate
 // routines of the cache types other than F16 (which has ScoresF16 and
-// AccumF16). They follow ggml's CPU flash attention for such caches: a query
-// row is encoded once in the key type's activation encoding (Q8_0 for
-// Q4_0/Q5_0/Q8_0 keys, Q8_1 for Q4_1/Q5_1, F32 for F32) and each score is
-// that type's dot product; value rows are decoded to f32 and accumulated
-// as out += p·v, positions in order.
+// AccumF16). Key and value rows are decoded to f32 (exactly: each value is
+// an integer times the block's F16 scale, plus its F16 min for Q4_1/Q5_1)
+// a block of positions at a time into the caller's KVScratch; a score is
+// the f32 query row's dot with the decoded key, a value row is accumulated
+// as out += p·v. (ggml's CPU flash attention instead encodes the query in
+// Q8_0 for such keys; the f32 query keeps its precision, at the same cost
+// on the SIMD paths, whose score routine works on decoded keys.)
 //
-// On every path a score is bit-identical to the path's own Dot on the same
-// rows (the four-key-row routine DotRows4 promises that), and an
-// accumulated output is bit-identical to decoding each value row with the
-// path's Dequantize and calling AddScaled per output and position: the
-// paths differ from the scalar one only where their Dot differs (integer
-// block sums are exact; the f32 sum of the per-block terms is reordered,
-// bounded in kvattn_test.go).
+// The SIMD score routine needs no per-score horizontal reduction: eight
+// query rows are laid out dimension-major (one 8-lane vector per head
+// dimension), each key value is broadcast against them, so eight keys'
+// scores for eight rows are eight accumulators, transposed once per eight
+// keys. Each score is an f32 multiply-add chain over the dimensions in
+// order, whatever the key's place in the run or the row's in the batch.
+
+// KVScratch is the decoding buffer a ScoresQ/AccumQ caller owns (one per
+// worker), so the routines allocate nothing once it has grown.
+type KVScratch struct {
+	keys, qt, tmp []float32
+}
+
+// grow returns s's buffers with at least the given lengths.
+func (s *KVScratch) grow(keys, qt int) {
+	if len(s.keys) < keys {
+		s.keys = make([]float32, keys)
+	}
+	if len(s.qt) < qt {
+		s.qt = make([]float32, qt)
+	}
+	if len(s.tmp) < 64 {
+		s.tmp = make([]float32, 64)
+	}
+}
 
 // KVTypeOK reports whether a KV cache of type t with heads of hd values
 // has score and accumulate routines: F32 and the 32-element block types
@@ -55,60 +75,74 @@ func checkKVQ(op string, t ggml.Type, hd int, rows []byte, stride, n, nq, lw, ws
 	return row
 }
 
-// ScoresQ computes attention scores for nq query rows against n key rows of
-// type t: out[j*ws+p] = Dot_t(k_p, a_j) × scale, with a_j the query row j
-// already encoded in ActType(t) at qa[j*qStride:] and k_p the row at
-// keys[p*stride:]. Keys are taken four at a time through the path's
-// DotRows4 where it has one (the query's blocks are loaded once for the
-// four), so a score does not depend on n or on where its position falls.
-func (k *Impl) ScoresQ(t ggml.Type, qa []byte, qStride, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int) {
+// kvBlock is how many f32 values of decoded rows ScoresQ and AccumQ take
+// at a time: 64 positions of a 64-wide head (16 KiB, in L1).
+const kvBlock = 4096
+
+// kvRun returns how many rows of hd values a block holds (a multiple of 8,
+// at least 8).
+func kvRun(hd int) int { return max(8, kvBlock/hd&^7) }
+
+// decodeRows decodes rows p0..p0+c-1 (stride bytes apart, row bytes each)
+// into dst, c·hd floats, with one call for a contiguous run.
+func (k *Impl) decodeRows(t ggml.Type, rows []byte, stride, row, hd, p0, c int, dst []float32) {
+	// Cannot fail: the type and geometry were checked by the caller.
+	if stride == row {
+		_ = k.Dequantize(t, rows[p0*stride:(p0+c)*stride], dst[:c*hd])
+		return
+	}
+	for i := 0; i < c; i++ {
+		o := (p0 + i) * stride
+		_ = k.Dequantize(t, rows[o:o+row], dst[i*hd:(i+1)*hd])
+	}
+}
+
+// ScoresQ computes attention scores for nq f32 query rows (q[j*hd:]) against
+// n key rows of type t at keys[p*stride:]: out[j*ws+p] = scale × Σ_d q_jd·k_pd
+// with k_p the decoded key. The portable path sums exact products in
+// float64 in index order; the SIMD paths in an f32 multiply-add chain in
+// index order (see TestScoresQ for the bound). A score does not depend on
+// n, nq or where its key or row falls.
+func (k *Impl) ScoresQ(t ggml.Type, q []float32, nq, hd int, keys []byte, stride, n int, scale float32, out []float32, ws int, sc *KVScratch) {
 	row := checkKVQ("ScoresQ", t, hd, keys, stride, n, nq, len(out), ws)
-	ar := actRowBytes(t, hd)
-	if qStride < ar || (nq > 0 && len(qa) < (nq-1)*qStride+ar) {
-		panic(fmt.Sprintf("kernels: ScoresQ %s: %d query rows of %d bytes at stride %d in %d bytes", t, nq, ar, qStride, len(qa)))
+	if len(q) < nq*hd {
+		panic(fmt.Sprintf("kernels: ScoresQ: %d query rows of %d in %d floats", nq, hd, len(q)))
 	}
 	if nq == 0 || n == 0 {
 		return
 	}
-	dot, r4 := k.Dot(t), k.DotRows4(t)
-	for j := 0; j < nq; j++ {
-		a := qa[j*qStride : j*qStride+ar]
-		o := out[j*ws : j*ws+n]
-		p := 0
-		if r4 != nil {
-			var y [4]float32
-			for ; p+4 <= n; p += 4 {
-				r4(hd, keys[p*stride:(p+3)*stride+row], a, stride, &y)
-				o[p], o[p+1], o[p+2], o[p+3] = y[0]*scale, y[1]*scale, y[2]*scale, y[3]*scale
+	per := kvRun(hd)
+	sc.grow(per*hd, (nq+7)/8*8*hd)
+	k.ops.scoresQ(k, t, q, nq, hd, keys, stride, row, n, scale, out, ws, sc)
+}
+
+// scoresQ is the portable ScoresQ (arguments checked).
+func scoresQ(k *Impl, t ggml.Type, q []float32, nq, hd int, keys []byte, stride, row, n int, scale float32, out []float32, ws int, sc *KVScratch) {
+	per := kvRun(hd)
+	for p0 := 0; p0 < n; p0 += per {
+		c := min(per, n-p0)
+		k.decodeRows(t, keys, stride, row, hd, p0, c, sc.keys)
+		for i := 0; i < c; i++ {
+			kr := sc.keys[i*hd : (i+1)*hd]
+			for j := 0; j < nq; j++ {
+				var s float64
+				for d, qv := range q[j*hd : (j+1)*hd] {
+					s += float64(qv) * float64(kr[d])
+				}
+				out[j*ws+p0+i] = float32(s) * scale
 			}
 		}
-		for ; p < n; p++ {
-			o[p] = dot(hd, keys[p*stride:p*stride+row], a) * scale
-		}
 	}
 }
-
-// actRowBytes is the size of one hd-long row in t's activation encoding.
-func actRowBytes(t ggml.Type, hd int) int {
-	rb, err := ggml.RowSize(ActType(t), uint64(hd))
-	if err != nil {
-		panic(fmt.Sprintf("kernels: %s activations of %d: %v", t, hd, err))
-	}
-	return int(rb)
-}
-
-// kvAccumBlock is the f32 scratch (on the stack, 16 KiB) AccumQ decodes
-// value rows into: 64 positions of a 64-wide head per block.
-const kvAccumBlock = 4096
 
 // AccumQ adds attention-weighted value rows of type t into nq output rows:
 // for p = 0..n-1 in order, out_j += w[j*ws+p] × v_p, with v_p the row at
 // vals[p*stride:] decoded by the path's Dequantize. Rows are decoded once
-// per block of positions for all nq outputs (one Dequantize call for a run
-// of contiguous rows), then accumulated by the path's f32 routine, which is
-// bit-identical to AddScaled per output and position (separate multiply
-// and add, positions in order).
-func (k *Impl) AccumQ(t ggml.Type, out []float32, nq, hd int, w []float32, ws int, vals []byte, stride, n int) {
+// per block of positions for all nq outputs, then accumulated by the
+// path's f32 routine, which is bit-identical to AddScaled per output and
+// position (separate multiply and add, positions in order), so every path
+// gives the same result.
+func (k *Impl) AccumQ(t ggml.Type, out []float32, nq, hd int, w []float32, ws int, vals []byte, stride, n int, sc *KVScratch) {
 	row := checkKVQ("AccumQ", t, hd, vals, stride, n, nq, len(w), ws)
 	if len(out) < nq*hd {
 		panic(fmt.Sprintf("kernels: AccumQ: %d output rows of %d in %d floats", nq, hd, len(out)))
@@ -116,28 +150,12 @@ func (k *Impl) AccumQ(t ggml.Type, out []float32, nq, hd int, w []float32, ws in
 	if nq == 0 || n == 0 {
 		return
 	}
-	var buf [kvAccumBlock]float32
-	per := kvAccumBlock / hd
-	if per == 0 {
-		// Heads wider than the block (none in practice) go a row at a time.
-		v := make([]float32, hd)
-		for p := 0; p < n; p++ {
-			_ = k.Dequantize(t, vals[p*stride:p*stride+row], v) // geometry checked above
-			k.ops.accumF32(out, nq, hd, w[p:], ws, v, 1)
-		}
-		return
-	}
+	per := kvRun(hd)
+	sc.grow(per*hd, 0)
 	for p0 := 0; p0 < n; p0 += per {
 		c := min(per, n-p0)
-		if stride == row {
-			_ = k.Dequantize(t, vals[p0*stride:(p0+c)*stride], buf[:c*hd])
-		} else {
-			for i := 0; i < c; i++ {
-				o := (p0 + i) * stride
-				_ = k.Dequantize(t, vals[o:o+row], buf[i*hd:(i+1)*hd])
-			}
-		}
-		k.ops.accumF32(out, nq, hd, w[p0:], ws, buf[:c*hd], c)
+		k.decodeRows(t, vals, stride, row, hd, p0, c, sc.keys)
+		k.ops.accumF32(out, nq, hd, w[p0:], ws, sc.keys[:c*hd], c)
 	}
 }
 

@@ -26,45 +26,59 @@ func kvRows(r *rand.Rand, t ggml.Type, hd, n, stride int) []byte {
 	return b
 }
 
-// TestScoresQ: on every path each score is exactly scale × that path's Dot
-// on the same key row and encoded query (ScoresQ takes DotRows4 for four
-// keys at a time, which promises bit-identity with Dot), whatever n, nq and
-// the key's place in the run; and it is within the dot error model of the
-// exact product (scale 1: DotTolerance of the path, kerneltest's bound).
+// TestScoresQ: every path's score is within its bound of the exact
+// scale × Σ_d q_d·k_d over the decoded key (float64 reference), and equal to
+// the score the same path gives that row and key alone (nq 1, n 1), so a
+// score depends neither on the batch around it nor on its key's place in
+// the run.
+//
+// Bound: the portable path sums exact products in float64 (error far below
+// u·Σ|q_d k_d|) and rounds twice (to f32, × scale); a SIMD path's f32
+// multiply-add chain over hd terms rounds once per term, |error| ≤
+// hd·u·Σ|q_d k_d| (Higham §3.1), plus the × scale rounding: so
+// (hd+3)·u·|scale|·Σ|q_d k_d| covers every path.
 func TestScoresQ(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 28))
 	for _, k := range Available() {
 		for _, typ := range kvTypes {
 			for _, hd := range []int{32, 64, 128} {
-				for _, sh := range []struct{ nq, n, pad int }{{1, 1, 0}, {8, 13, 0}, {3, 37, 6}, {16, 4, 0}, {5, 64, 2}} {
+				for _, sh := range []struct{ nq, n, pad int }{{1, 1, 0}, {8, 13, 0}, {3, 37, 6}, {16, 4, 0}, {11, 70, 2}} {
 					t.Run(fmt.Sprintf("%s/%s/hd%d/nq%d/n%d", k.Name, typ, hd, sh.nq, sh.n), func(t *testing.T) {
 						row := kt.Size(typ, hd)
 						stride := row + sh.pad
 						keys := kvRows(r, typ, hd, sh.n, stride)
-						at := ActType(typ)
-						ar := kt.Size(at, hd)
-						qs := ar + 3
-						qa := make([]byte, sh.nq*qs)
-						for j := 0; j < sh.nq; j++ {
-							if err := k.QuantizeAct(at, randActivations(r, hd), qa[j*qs:j*qs+ar]); err != nil {
-								t.Fatal(err)
-							}
+						q := make([]float32, sh.nq*hd)
+						for i := range q {
+							q[i] = float32(r.NormFloat64())
 						}
 						ws := sh.n + 5
+						var sc KVScratch
+						kd := make([]float32, hd)
 						for _, scale := range []float32{1, 0.125} {
 							out := make([]float32, sh.nq*ws)
-							k.ScoresQ(typ, qa, qs, sh.nq, hd, keys, stride, sh.n, scale, out, ws)
-							dot := k.Dot(typ)
+							k.ScoresQ(typ, q, sh.nq, hd, keys, stride, sh.n, scale, out, ws, &sc)
+							var one [1]float32
 							for j := 0; j < sh.nq; j++ {
-								a := qa[j*qs : j*qs+ar]
+								qr := q[j*hd : (j+1)*hd]
 								for p := 0; p < sh.n; p++ {
 									kr := keys[p*stride : p*stride+row]
-									want := dot(hd, kr, a) * scale
-									if math.Float32bits(out[j*ws+p]) != math.Float32bits(want) {
-										t.Fatalf("row %d key %d: %v, Dot×scale %v", j, p, out[j*ws+p], want)
+									if err := Dequantize(typ, kr, kd); err != nil {
+										t.Fatal(err)
 									}
-									if scale == 1 {
-										kt.CheckDot(t, k.Name, typ, hd, out[j*ws+p], kr, a, k.Name != "scalar")
+									var exact, mag float64
+									for d := range kd {
+										exact += float64(qr[d]) * float64(kd[d])
+										mag += math.Abs(float64(qr[d]) * float64(kd[d]))
+									}
+									exact *= float64(scale)
+									tol := float64(hd+3) * u * float64(scale) * mag
+									got := out[j*ws+p]
+									if d := math.Abs(float64(got) - exact); !(d <= tol) {
+										t.Fatalf("row %d key %d: %v, exact %v: |diff| %g > %g", j, p, got, exact, d, tol)
+									}
+									k.ScoresQ(typ, qr, 1, hd, kr, row, 1, scale, one[:], 1, &sc)
+									if math.Float32bits(one[0]) != math.Float32bits(got) {
+										t.Fatalf("row %d key %d: %v in the run, %v alone", j, p, got, one[0])
 									}
 								}
 								for p := sh.n; p < ws; p++ {
@@ -106,7 +120,8 @@ func TestAccumQ(t *testing.T) {
 							init[i] = float32(r.NormFloat64())
 						}
 						got := append([]float32(nil), init...)
-						k.AccumQ(typ, got, sh.nq, hd, w, ws, vals, stride, sh.n)
+						var sc KVScratch
+						k.AccumQ(typ, got, sh.nq, hd, w, ws, vals, stride, sh.n, &sc)
 						want := append([]float32(nil), init...)
 						v := make([]float32, hd)
 						for p := 0; p < sh.n; p++ {
@@ -138,13 +153,13 @@ func TestKVQGeometry(t *testing.T) {
 		f    func()
 	}{
 		{"short keys", func() {
-			k.ScoresQ(ggml.Q8_0, make([]byte, 34), 34, 1, 32, make([]byte, 60), 34, 2, 1, make([]float32, 2), 2)
+			k.ScoresQ(ggml.Q8_0, make([]float32, 32), 1, 32, make([]byte, 60), 34, 2, 1, make([]float32, 2), 2, &KVScratch{})
 		}},
 		{"odd head", func() {
-			k.AccumQ(ggml.Q8_0, make([]float32, 16), 1, 16, make([]float32, 1), 1, make([]byte, 34), 34, 1)
+			k.AccumQ(ggml.Q8_0, make([]float32, 16), 1, 16, make([]float32, 1), 1, make([]byte, 34), 34, 1, &KVScratch{})
 		}},
 		{"K-quant", func() {
-			k.AccumQ(ggml.Q4_K, make([]float32, 256), 1, 256, make([]float32, 1), 1, make([]byte, 144), 144, 1)
+			k.AccumQ(ggml.Q4_K, make([]float32, 256), 1, 256, make([]float32, 1), 1, make([]byte, 144), 144, 1, &KVScratch{})
 		}},
 	} {
 		func() {

@@ -25,6 +25,8 @@ type opsTable struct {
 	// accumF32 is AccumQ's accumulate over decoded value rows (kvattn.go);
 	// nq, hd and n positive, v holds n contiguous rows of hd.
 	accumF32 func(out []float32, nq, hd int, w []float32, ws int, v []float32, n int)
+	// scoresQ is ScoresQ after its checks (kvattn.go; sc grown).
+	scoresQ  func(k *Impl, t ggml.Type, q []float32, nq, hd int, keys []byte, stride, row, n int, scale float32, out []float32, ws int, sc *KVScratch)
 	softmax  func(x []float32)
 	siluMul  func(gate, up []float32)
 	roundF16 func(dst, x []float32)
@@ -47,6 +49,7 @@ func portableOps() opsTable {
 		scoresF16: ScoresF16,
 		accumF16:  AccumF16,
 		accumF32:  accumF32,
+		scoresQ:   scoresQ,
 		softmax:   Softmax,
 		siluMul:   SiLUMul,
 		roundF16:  roundF16,

@@ -623,7 +623,7 @@ func attnReach(w int) int { return max(w+attnAlign-1, 2*attnAlign) }
 type attnScratch struct {
 	scores []float32 // [query rows][positions]
 	q, out []float32 // [query rows][head dim]
-	qAct   []byte    // [query rows] encoded for the key type's dot
+	kvs    kernels.KVScratch
 }
 
 // attendBatch runs causal attention for the nb batch rows r0.. (at
@@ -641,8 +641,7 @@ func (m *Model) attendBatch(l, pos0, r0, nb int) {
 	grain := (items + chunks - 1) / chunks
 	chunks = (items + grain - 1) / grain
 	for len(m.attn) < chunks {
-		m.attn = append(m.attn, attnScratch{qAct: make([]byte, attnBlock*group*actRowBytes(ggml.F32, hd)),
-			q: make([]float32, attnBlock*group*hd), out: make([]float32, attnBlock*group*hd)})
+		m.attn = append(m.attn, attnScratch{q: make([]float32, attnBlock*group*hd), out: make([]float32, attnBlock*group*hd)})
 	}
 	need := tb * group * (pos0 + nb)
 	for i := range m.attn[:chunks] {
@@ -698,8 +697,8 @@ func (m *Model) attnWork(lo, hi int) {
 //
 // Keys: an F16 cache takes ScoresF16 with the queries rounded to F16 (as
 // llama.cpp converts Q for an F16 cache, so every product is exact); other
-// types take ScoresQ with the queries encoded for the key type's dot (as
-// ggml's flash attention does). Values: AccumF16 or AccumQ.
+// types take ScoresQ with the f32 queries against the decoded keys. Values:
+// AccumF16 or AccumQ.
 func (m *Model) attendBlock(l, pos0, b0, b1, g int, sc *attnScratch) {
 	c, kv := m.Cfg, m.kv
 	hd, Q := c.HeadDim, c.QDim()
@@ -733,23 +732,18 @@ func (m *Model) attendBlock(l, pos0, b0, b1, g int, sc *attnScratch) {
 			m.k.ScoresF16(qs[j0*hd:], nq-j0, hd, kv.keyHead(l, p, g), kv.k.headB, 1, scale, S[j0*ws+p-lo:], ws)
 		}
 	} else {
-		at := kernels.ActType(kt)
-		ar := actRowBytes(kt, hd)
-		qa := sc.qAct[:nq*ar]
-		for j := 0; j < nq; j++ {
-			t, h := j/group, g*group+j%group
-			// Cannot fail: the cache type and head size were checked
-			// when the cache was made.
-			_ = m.k.QuantizeAct(at, m.q[(b0+t)*Q+h*hd:(b0+t)*Q+(h+1)*hd], qa[j*ar:(j+1)*ar])
+		qs := sc.q[:nq*hd]
+		for t := 0; t < nt; t++ {
+			copy(qs[t*group*hd:(t+1)*group*hd], m.q[(b0+t)*Q+g*group*hd:(b0+t)*Q+(g+1)*group*hd])
 		}
 		for p := lo; p < nShared; {
 			rows, cnt := kv.headSpan(&kv.k, l, g, p, nShared-p)
-			m.k.ScoresQ(kt, qa, ar, nq, hd, rows, kv.k.headB, cnt, scale, S[p-lo:], ws)
+			m.k.ScoresQ(kt, qs, nq, hd, rows, kv.k.headB, cnt, scale, S[p-lo:], ws, &sc.kvs)
 			p += cnt
 		}
 		for p := nShared; p < hi; p++ {
 			j0 := (p - pos0 - b0) * group
-			m.k.ScoresQ(kt, qa[j0*ar:], ar, nq-j0, hd, kv.keyHead(l, p, g), kv.k.headB, 1, scale, S[j0*ws+p-lo:], ws)
+			m.k.ScoresQ(kt, qs[j0*hd:], nq-j0, hd, kv.keyHead(l, p, g), kv.k.headB, 1, scale, S[j0*ws+p-lo:], ws, &sc.kvs)
 		}
 	}
 	for j := 0; j < nq; j++ {
@@ -767,7 +761,7 @@ func (m *Model) attendBlock(l, pos0, b0, b1, g int, sc *attnScratch) {
 		if vt == ggml.F16 {
 			m.k.AccumF16(out, nq, hd, S[p-lo:], ws, rows, kv.v.headB, cnt)
 		} else {
-			m.k.AccumQ(vt, out, nq, hd, S[p-lo:], ws, rows, kv.v.headB, cnt)
+			m.k.AccumQ(vt, out, nq, hd, S[p-lo:], ws, rows, kv.v.headB, cnt, &sc.kvs)
 		}
 		p += cnt
 	}
@@ -776,7 +770,7 @@ func (m *Model) attendBlock(l, pos0, b0, b1, g int, sc *attnScratch) {
 		if vt == ggml.F16 {
 			m.k.AccumF16(out[j0*hd:], nq-j0, hd, S[j0*ws+p-lo:], ws, kv.valueHead(l, p, g), kv.v.headB, 1)
 		} else {
-			m.k.AccumQ(vt, out[j0*hd:], nq-j0, hd, S[j0*ws+p-lo:], ws, kv.valueHead(l, p, g), kv.v.headB, 1)
+			m.k.AccumQ(vt, out[j0*hd:], nq-j0, hd, S[j0*ws+p-lo:], ws, kv.valueHead(l, p, g), kv.v.headB, 1, &sc.kvs)
 		}
 	}
 	for t := 0; t < nt; t++ {
