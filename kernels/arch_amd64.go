@@ -48,12 +48,12 @@ func archImpls(scalar *Impl) []*Impl {
 // KV cache), bit-exact with F32ToF16.
 var avx2Rows = []archRow{
 	{t: ggml.Q4_0, dot: dotQ4_0Q8_0AVX2, dot4: dot4Q4_0Q8_0AVX2, rows4: dotRows4Q4_0Q8_0AVX2,
-		gemm: gemm32PF(8, gemmPackQ4_0AVX2, gemmKernelQ4PFAVX2)},
+		gemm: gemm32PF(8, gemmPackQ4_0AVX2, gemmKernelQ4PFAVX2), deq: deqQ4_0SIMD},
 	{t: ggml.Q4_1, dot: dotQ4_1Q8_1AVX2},
 	{t: ggml.Q5_0, dot: dotQ5_0Q8_0AVX2},
 	{t: ggml.Q5_1, dot: dotQ5_1Q8_1AVX2},
 	{t: ggml.Q8_0, dot: dotQ8_0Q8_0AVX2, dot4: dot4Q8_0Q8_0AVX2, rows4: dotRows4Q8_0Q8_0AVX2,
-		gemm: gemmQ8AVX2, quantAct: quantQ8_0SIMD},
+		gemm: gemmQ8AVX2, quantAct: quantQ8_0SIMD, deq: deqQ8_0SIMD},
 	{t: ggml.Q2_K, dot: dotQ2_KQ8_KAVX2, rows4: dotRows4Q2_KQ8_KAVX2,
 		gemm: gemmK(gemmQ2KBlockB, gemmQ2KKB, packQ2K, gemmKernelQ2KAVX2, gemmQ2KMinBatch)},
 	{t: ggml.Q3_K, dot: dotQ3_KQ8_KAVX2, rows4: dotRows4Q3_KQ8_KAVX2,

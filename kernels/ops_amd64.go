@@ -13,6 +13,8 @@ func avx2Ops(o *opsTable) {
 	o.addScaled = addScaledSIMD
 	o.scoresF16 = scoresF16AVX2
 	o.accumF16 = accumF16SIMD
+	o.accumF32 = accumF32SIMD
+	o.scoresQ = scoresQSIMD
 	o.softmax = softmaxSIMD
 	o.siluMul = siluMulSIMD
 	o.roundF16 = roundF16SIMD

@@ -22,9 +22,14 @@ type opsTable struct {
 	addScaled func(dst, x []float32, s float32)
 	scoresF16 scoresFunc
 	accumF16  func(out []float32, nq, hd int, w []float32, ws int, vals []byte, stride, n int)
-	softmax   func(x []float32)
-	siluMul   func(gate, up []float32)
-	roundF16  func(dst, x []float32)
+	// accumF32 is AccumQ's accumulate over decoded value rows (kvattn.go);
+	// nq, hd and n positive, v holds n contiguous rows of hd.
+	accumF32 func(out []float32, nq, hd int, w []float32, ws int, v []float32, n int)
+	// scoresQ is ScoresQ after its checks (kvattn.go; sc grown).
+	scoresQ  func(k *Impl, t ggml.Type, q []float32, nq, hd int, keys []byte, stride, row, n int, scale float32, out []float32, ws int, sc *KVScratch)
+	softmax  func(x []float32)
+	siluMul  func(gate, up []float32)
+	roundF16 func(dst, x []float32)
 	// Portable on every path today; fields so that model code reaches
 	// them through its Impl like every other op, and a SIMD version is one
 	// field edit.
@@ -43,6 +48,8 @@ func portableOps() opsTable {
 		addScaled: AddScaled,
 		scoresF16: ScoresF16,
 		accumF16:  AccumF16,
+		accumF32:  accumF32,
+		scoresQ:   scoresQ,
 		softmax:   Softmax,
 		siluMul:   SiLUMul,
 		roundF16:  roundF16,

@@ -5,7 +5,12 @@
 // option; ../shared is read-only, so the option lives here).
 //
 //   node scripts/ref-bench.mjs REF_DIR MODEL.gguf [-p 512] [-n 128] [-d 0]
-//        [-r 5] [-t 2] [-b B] [--fa auto|on|off] [--seed 1234] [--no-warmup]
+//        [-r 5] [-t 2] [-b B] [--fa auto|on|off] [-ctk TYPE] [-ctv TYPE] [--seed 1234] [--no-warmup]
+//
+// -ctk/-ctv are llama.cpp's KV cache types (f16, q8_0, q4_0, ...; ggml type
+// names, case-insensitive), passed as node-llama-cpp's
+// experimentalKvCacheKeyType/ValueType; a quantized V cache needs flash
+// attention in llama.cpp.
 //
 // Method (as ref.mjs bench, plus the depth): a warm-up (one pp run and one
 // 1-token tg run from an empty cache), then d random tokens (BOS first) are
@@ -26,7 +31,7 @@ import {performance} from "node:perf_hooks";
 
 function usage(msg) {
     if (msg) process.stderr.write(`ref-bench.mjs: ${msg}\n`);
-    process.stderr.write("usage: node scripts/ref-bench.mjs REF_DIR MODEL.gguf [-p 512] [-n 128] [-d 0] [-r 5] [-t 2] [-b B] [--fa auto|on|off] [--seed 1234] [--no-warmup]\n");
+    process.stderr.write("usage: node scripts/ref-bench.mjs REF_DIR MODEL.gguf [-p 512] [-n 128] [-d 0] [-r 5] [-t 2] [-b B] [--fa auto|on|off] [-ctk TYPE] [-ctv TYPE] [--seed 1234] [--no-warmup]\n");
     process.exit(2);
 }
 
@@ -36,7 +41,7 @@ const opt = {};
 for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--no-warmup") opt[a] = true;
-    else if (["-p", "-n", "-d", "-r", "-t", "-b", "--fa", "--seed"].includes(a)) {
+    else if (["-p", "-n", "-d", "-r", "-t", "-b", "--fa", "--seed", "-ctk", "-ctv"].includes(a)) {
         if (i + 1 >= argv.length) usage(`${a} needs a value`);
         opt[a] = argv[++i];
     } else if (a.startsWith("-")) usage(`unknown flag ${a}`);
@@ -83,6 +88,8 @@ const model = await llama.loadModel({modelPath: path.resolve(modelPath), gpuLaye
 const context = await model.createContext({
     contextSize: depth + Math.max(p, n, 1), batchSize: batch, sequences: 1,
     threads: {ideal: threads, min: threads}, flashAttention: fa, performanceTracking: true,
+    ...(opt["-ctk"] ? {experimentalKvCacheKeyType: opt["-ctk"].toUpperCase()} : {}),
+    ...(opt["-ctv"] ? {experimentalKvCacheValueType: opt["-ctv"].toUpperCase()} : {}),
 });
 const seq = context.getSequence();
 const nVocab = model.fileInsights?.vocabularySize ?? model.fileInfo?.metadata?.tokenizer?.ggml?.tokens?.length ?? 32000;

@@ -28,6 +28,9 @@ type benchResult struct {
 	Mean    float64   `json:"tps_mean"`
 	Stdev   float64   `json:"tps_stdev"`
 	Samples []float64 `json:"tps_samples"`
+	// KVBytes is the KV cache's memory for the test's positions (depth +
+	// tokens; sliding-window rings capped at their size).
+	KVBytes int64 `json:"kv_bytes"`
 }
 
 // label is the test's name in the table, as llama-bench prints it.
@@ -187,11 +190,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		size = fi.Size()
 	}
 	rss := telemetry.PeakRSS()
+	kvk, kvv := last.m.KV().Types()
+	_, ring := last.m.KV().Window()
 	w := bufio.NewWriter(stdout)
 	if jsonOut {
 		b, _ := json.MarshalIndent(map[string]any{
 			"model": mf.path, "model_size_bytes": size, "batch": mf.batch, "ctx": mf.ctx,
-			"kernels": last.m.Kernels().Name, "kv_type": last.m.KV().Type().String(), "mem": mf.mem,
+			"kernels": last.m.Kernels().Name, "kv_type": last.m.KV().TypeName(), "kv_type_k": kvk.String(), "kv_type_v": kvv.String(),
+			"kv_bytes": last.m.KV().Bytes(), "kv_swa_ring": ring, "mem": mf.mem,
 			"repetitions": reps, "interrupted": interrupted, "results": results, "peak_rss_bytes": rss,
 			"telemetry": last.rt.Stats(),
 		}, "", "  ")
@@ -203,7 +209,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(w, "| %-28s | %5.0f MiB | %7s | %7d | %15s | %20s |\n", trimPath(mf.path, 28), mib(size),
 				last.m.Kernels().Name, r.Threads, r.label(), fmt.Sprintf("%.2f ± %.2f", r.Mean, r.Stdev))
 		}
-		fmt.Fprintf(w, "peak RSS %.1f MiB (mem %s, kv %s)\n", mib(rss), mf.mem, last.m.KV().Type())
+		fmt.Fprintf(w, "peak RSS %.1f MiB (mem %s, kv %s, %.1f MiB)\n", mib(rss), mf.mem, last.m.KV().TypeName(), mib(last.m.KV().Bytes()))
 		st := last.rt.Stats()
 		fmt.Fprintf(w, "weights: %.1f GiB touched, %.1f GiB moved, cache %d hits / %d misses / %d evictions, %d stalls (%.2f s), %d late, look-ahead %d; faults %d minor / %d major\n",
 			float64(st.BytesTouched)/(1<<30), float64(st.BytesMoved)/(1<<30), st.CacheHits, st.CacheMisses, st.Evictions,
@@ -341,6 +347,7 @@ func benchModel(ctx context.Context, l *loaded, mf *modelFlags, ps, ns, ds []int
 			if len(t.samples) > 0 {
 				r := summarize(t.name, t.tokens, t.samples)
 				r.Depth, r.Threads = t.d, mf.threads
+				r.KVBytes = l.m.KV().BytesFor(t.d + t.tokens)
 				out = append(out, r)
 			}
 		}

@@ -27,6 +27,8 @@ type modelFlags struct {
 	ctx       int
 	batch     int
 	kv        string
+	kvK, kvV  string // -ctk/-ctv; "" = --kv
+	swaFull   bool
 	mem       string
 	memBudget string
 	memStream string
@@ -58,7 +60,10 @@ func (mf *modelFlags) register(c *cli, ctxHelp string) {
 	c.stringVar(&mf.threadsArg, "t|threads", "N", strconv.Itoa(min(2, runtime.NumCPU())), tHelp)
 	c.intVar(&mf.ctx, "c|ctx-size", "N", 0, ctxHelp)
 	c.intVar(&mf.batch, "b|batch-size", "N", 32, "prompt batch size (tokens per matrix multiply)")
-	c.stringVar(&mf.kv, "kv|-ctk|cache-type-k", "TYPE", "f16", "KV cache type (keys and values): f32, f16 or q8_0")
+	c.stringVar(&mf.kv, "kv", "TYPE", "f16", "KV cache type of keys and values: "+kvTypeNames)
+	c.stringVar(&mf.kvK, "-ctk|cache-type-k", "TYPE", "", "KV cache type of keys (default: --kv)")
+	c.stringVar(&mf.kvV, "-ctv|cache-type-v", "TYPE", "", "KV cache type of values (default: --kv)")
+	c.boolVar(&mf.swaFull, "swa-full", "sliding-window layers keep the whole context (default: a ring of their window, so their KV memory does not grow with the context)")
 	c.stringVar(&mf.mem, "mem", "MODE", "resident", "weight memory mode: resident (map the whole file) or budget (stream within --mem-budget)")
 	c.stringVar(&mf.memBudget, "mem-budget", "SIZE", "", "weight cache size for --mem budget, e.g. 512MiB (implies --mem budget)")
 	c.stringVar(&mf.memStream, "mem-stream", "HOW", "", "how --mem budget streams weights: map (default: populate the file mapping ahead, drop it behind) or copy (pread into cache buffers)")
@@ -110,7 +115,7 @@ func (mf *modelFlags) validate() error {
 	if mf.batch < 1 || mf.batch > 4096 {
 		return fmt.Errorf("-b %d: must be in [1, 4096]", mf.batch)
 	}
-	if _, err := parseKV(mf.kv); err != nil {
+	if _, _, err := mf.kvTypes(); err != nil {
 		return err
 	}
 	if mf.memBudget != "" && mf.mem == "resident" {
@@ -131,7 +136,10 @@ func (mf *modelFlags) validate() error {
 	return nil
 }
 
-func parseKV(s string) (ggml.Type, error) {
+// kvTypeNames lists the KV cache types for help and errors.
+const kvTypeNames = "f32, f16, q8_0, q4_0, q4_1, q5_0 or q5_1"
+
+func parseKV(flag, s string) (ggml.Type, error) {
 	switch strings.ToLower(s) {
 	case "f32":
 		return ggml.F32, nil
@@ -139,8 +147,36 @@ func parseKV(s string) (ggml.Type, error) {
 		return ggml.F16, nil
 	case "q8_0":
 		return ggml.Q8_0, nil
+	case "q4_0":
+		return ggml.Q4_0, nil
+	case "q4_1":
+		return ggml.Q4_1, nil
+	case "q5_0":
+		return ggml.Q5_0, nil
+	case "q5_1":
+		return ggml.Q5_1, nil
 	}
-	return 0, fmt.Errorf("--kv %q: must be f32, f16 or q8_0", s)
+	return 0, fmt.Errorf("%s %q: must be %s", flag, s, kvTypeNames)
+}
+
+// kvTypes are the key and value cache types: -ctk/-ctv, each defaulting
+// to --kv.
+func (mf *modelFlags) kvTypes() (k, v ggml.Type, err error) {
+	if k, err = parseKV("--kv", mf.kv); err != nil {
+		return 0, 0, err
+	}
+	v = k
+	if mf.kvK != "" {
+		if k, err = parseKV("--cache-type-k", mf.kvK); err != nil {
+			return 0, 0, err
+		}
+	}
+	if mf.kvV != "" {
+		if v, err = parseKV("--cache-type-v", mf.kvV); err != nil {
+			return 0, 0, err
+		}
+	}
+	return k, v, nil
 }
 
 // loaded is an opened model ready to run: the weights runtime (its Stats
@@ -229,9 +265,10 @@ func loadModel(ctx context.Context, mf *modelFlags, stderr io.Writer) (*loaded, 
 		fmt.Fprintf(stderr, "memvanta %s: warning: -c %d is larger than the model's training context (%d); quality may degrade past %d tokens\n",
 			mf.cmd, mf.ctx, l.cfg.NCtxTrain, l.cfg.NCtxTrain)
 	}
-	kvt, _ := parseKV(mf.kv)
+	kt, vt, _ := mf.kvTypes() // checked by validate
 	l.m, err = model.New(l.cfg, rt.Weights(), model.Options{
-		Threads: mf.threads, Batch: mf.batch, Ctx: mf.ctx, KVType: kvt, Kernels: k,
+		Threads: mf.threads, Batch: mf.batch, Ctx: mf.ctx, KVType: kt, KVTypeV: vt, KVTypeVSet: true, Kernels: k,
+		SWAFull: mf.swaFull,
 	})
 	if err != nil {
 		l.Close()

@@ -24,6 +24,7 @@ type genStats struct {
 	GenSec       float64 `json:"generation_seconds"`
 	PeakRSS      int64   `json:"peak_rss_bytes"`
 	KVBytes      int64   `json:"kv_cache_bytes"`
+	KVType       string  `json:"kv_type"` // "F16", or keys/values: "Q8_0/Q4_0"
 	Kernels      string  `json:"kernels"`
 	Seed         uint64  `json:"seed,string"`
 	Stop         string  `json:"stop"` // "length", "eog", "stop", "grammar", "context", "interrupted"
@@ -205,7 +206,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		st.Stop = "context"
 	}
 	st.PeakRSS = telemetry.PeakRSS()
-	st.KVBytes = eng.Stats().KVBytes
+	st.KVBytes, st.KVType = eng.Stats().KVBytes, l.m.KV().TypeName()
 	if jsonOut {
 		b, _ := json.MarshalIndent(struct {
 			PromptTokens []int32  `json:"prompt_token_ids"`
@@ -228,7 +229,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	fmt.Fprintf(stderr, "prompt %d tok, %.2f tok/s | generated %d tok, %.2f tok/s | peak RSS %.1f MiB | kv %s %.1f MiB | kernels %s | seed %d | stop %s%s\n",
 		st.PromptTokens, tps(st.PromptTokens, st.PromptSec), st.GenTokens, tps(st.GenTokens, st.GenSec),
-		mib(st.PeakRSS), l.m.KV().Type(), mib(st.KVBytes), st.Kernels, st.Seed, st.Stop, expertStats(l.rt.Stats()))
+		mib(st.PeakRSS), l.m.KV().TypeName(), mib(st.KVBytes), st.Kernels, st.Seed, st.Stop, expertStats(l.rt.Stats()))
 	return status
 }
 

@@ -127,6 +127,7 @@ func (e *Engine) forkMembers(p *slot) {
 			// Not forkable: this choice computes the prompt itself.
 			reuse := min(commonPrefix(m.tokens, m.j.req.Prompt), len(m.j.req.Prompt)-1)
 			m.seq.Truncate(reuse)
+			reuse = min(reuse, m.seq.Len()) // a ring may have emptied the cache
 			m.tokens = m.tokens[:reuse]
 			m.pending = m.j.req.Prompt[reuse:]
 			continue

@@ -453,6 +453,9 @@ func (e *Engine) start(s *slot, j *job, reuse int) {
 	// generation.
 	reuse = min(reuse, len(j.req.Prompt)-1)
 	s.seq.Truncate(reuse)
+	// A cache with sliding-window rings empties itself when it cannot go
+	// back that far (model.KVCache.Truncate).
+	reuse = min(reuse, s.seq.Len())
 	s.tokens = s.tokens[:reuse]
 	e.admits++
 	s.j, s.admitted = j, e.admits
@@ -713,6 +716,7 @@ func (e *Engine) finish(s *slot, cause string, err error) {
 	if s.seq.Len() != len(s.tokens) {
 		n := min(s.seq.Len(), len(s.tokens))
 		s.seq.Truncate(n)
+		n = min(n, s.seq.Len()) // a ring may have emptied the cache
 		s.tokens = s.tokens[:n]
 	}
 	e.mu.Lock()

@@ -11,7 +11,8 @@ import (
 type Seq interface {
 	// Len is the number of positions the sequence holds.
 	Len() int
-	// Truncate forgets positions >= n.
+	// Truncate forgets positions >= n; a cache that cannot go back that
+	// far (sliding-window rings) empties itself, so callers read Len after.
 	Truncate(n int)
 	// Cap is the sequence's context limit.
 	Cap() int

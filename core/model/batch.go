@@ -108,10 +108,26 @@ func (m *Model) ForwardBatch(ctx context.Context, seqs []SeqBatch) (err error) {
 	return nil
 }
 
-// sameGeometry reports whether kv can serve this model.
+// sameGeometry reports whether kv can serve this model: the same rows as
+// the model's own cache, and rings (if any) on the sliding layers with room
+// for a whole batch (a batch's first token still sees its window while the
+// last is stored).
 func (m *Model) sameGeometry(kv *KVCache) bool {
-	o := m.kv
-	return kv != nil && kv.nLayer == o.nLayer && kv.kvDim == o.kvDim && kv.headDim == o.headDim && kv.typ == o.typ
+	if kv == nil || !kv.sameRows(m.kv) {
+		return false
+	}
+	if kv.ringCap == 0 {
+		return true
+	}
+	if kv.window != m.Cfg.SlidingWindow || kv.ringCap-kv.reach+1 < m.nb {
+		return false
+	}
+	for l, r := range kv.ring {
+		if r && !m.Cfg.Sliding(l) {
+			return false
+		}
+	}
+	return true
 }
 
 // segmentBatch runs the rows of m.segs through every layer and computes
@@ -214,6 +230,9 @@ func (m *Model) ropeAttend(l, nb, pos0 int) error {
 // fail, and in prefill they are spread over the pool.
 func (m *Model) ropeAttendRows(l, pos0, r0, n int) error {
 	p0 := pos0 - r0 // ropeStore's row b is at position p0+b
+	if l == 0 {
+		m.kv.writing(pos0, n)
+	}
 	if err := m.ropeStore(l, p0, r0); err != nil {
 		return err
 	}

@@ -328,17 +328,17 @@ func (m *Model) attnParams(l int) (scale, softcap float32, window int) {
 	return scale, softcap, window
 }
 
-// capMask soft-caps the scores s of the query at position pos (s[p] for
-// cached positions p <= pos) and masks the positions outside its window.
-func capMask(s []float32, pos int, softcap float32, window int) {
+// capMask soft-caps the scores s of the query at position pos (s[i] for
+// cached position lo+i <= pos) and masks the positions outside its window.
+func capMask(s []float32, lo, pos int, softcap float32, window int) {
 	if softcap != 0 {
-		for p, v := range s[:pos+1] {
-			s[p] = softcap * float32(math.Tanh(float64(v)))
+		for i, v := range s[:pos-lo+1] {
+			s[i] = softcap * float32(math.Tanh(float64(v)))
 		}
 	}
 	if window > 0 {
-		for p := 0; p <= pos-window; p++ {
-			s[p] = float32(math.Inf(-1))
+		for i := 0; lo+i <= pos-window; i++ {
+			s[i] = float32(math.Inf(-1))
 		}
 	}
 }

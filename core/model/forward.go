@@ -17,9 +17,26 @@ type Options struct {
 	Threads int           // matmul worker threads; <= 0 means 1
 	Batch   int           // prefill batch (tokens per matmul); <= 0 means 32
 	Ctx     int           // context limit in positions; <= 0 means the model's training context
-	KVType  ggml.Type     // KV cache encoding: F32, F16 (the usual) or Q8_0
+	KVType  ggml.Type     // KV cache key encoding (and value, unless KVTypeVSet): F32, F16 (the usual), Q8_0, Q4_0, Q4_1, Q5_0, Q5_1
 	Kernels *kernels.Impl // nil means kernels.Select()
+	// KVTypeV is the value encoding when KVTypeVSet (llama.cpp's -ctv);
+	// otherwise values take KVType.
+	KVTypeV    ggml.Type
+	KVTypeVSet bool
+	// SWAFull keeps the whole context in sliding-window layers too
+	// (llama.cpp's --swa-full); by default they keep a ring of their
+	// window plus SWASlack positions.
+	SWAFull bool
+	// SWASlack is how many positions past the window the rings keep: what
+	// Truncate may drop without emptying the cache (speculative decoding's
+	// rejected drafts). <= 0 means DefaultSWASlack; never less than Batch.
+	SWASlack int
 }
+
+// DefaultSWASlack is the rings' default slack past the window: a
+// benchmark's 128 generated tokens or a speculative draft can be
+// truncated away, and it costs one page per sliding layer.
+const DefaultSWASlack = PageSize
 
 // Tensor slots of one layer: core/arch gives every per-layer tensor of
 // every architecture's table a slot and spells its name; the shared blocks
@@ -77,6 +94,8 @@ type Model struct {
 	kv   *KVCache
 	nb   int // batch capacity
 
+	kvSpec KVSpec // the caches' geometry (NewKV)
+
 	plan        Plan
 	slot        [nSlots]int // slot -> index in a layer group's tensors, -1 if absent
 	types       []ggml.Type // layer*nSlots+slot -> that tensor's own type
@@ -126,7 +145,22 @@ func New(cfg Config, w Weights, opt Options) (*Model, error) {
 	}
 	m := &Model{Cfg: cfg, w: w, k: opt.Kernels, nb: opt.Batch}
 	m.enc.budget = opt.Batch
-	kv, err := NewKVCache(opt.KVType, cfg.NLayer, cfg.NHeadKV, cfg.HeadDim, opt.Ctx)
+	m.kvSpec = KVSpec{K: opt.KVType, V: opt.KVType, NLayer: cfg.NLayer, NHeadKV: cfg.NHeadKV, HeadDim: cfg.HeadDim, MaxCtx: opt.Ctx}
+	if opt.KVTypeVSet {
+		m.kvSpec.V = opt.KVTypeV
+	}
+	if cfg.SlidingWindow > 0 && !opt.SWAFull {
+		m.kvSpec.Window = cfg.SlidingWindow
+		m.kvSpec.Sliding = make([]bool, cfg.NLayer)
+		for l := range m.kvSpec.Sliding {
+			m.kvSpec.Sliding[l] = cfg.Sliding(l)
+		}
+		m.kvSpec.Slack = max(opt.SWASlack, opt.Batch)
+		if opt.SWASlack <= 0 {
+			m.kvSpec.Slack = max(DefaultSWASlack, opt.Batch)
+		}
+	}
+	kv, err := NewKVCacheSpec(m.kvSpec)
 	if err != nil {
 		return nil, err
 	}
@@ -600,12 +634,34 @@ func (m *Model) project(x []float32, nb, cols int, ps ...proj) error {
 // and the scores (64 × context floats) stay in L2.
 const attnBlock = 8
 
+// attnAlign is the alignment of a sliding window's first scored position:
+// the SIMD softmax takes a row 8 or 16 entries at a time from its start, so
+// a row that starts on a multiple of 16 groups its entries as the full row
+// does, and the skipped (zero) entries leave its sums bit-identical.
+const attnAlign = 16
+
+// windowStart is the first position the pass for a token at pos scores on
+// a layer with window w: its window's start rounded down to attnAlign, and
+// at least attnAlign entries long (shorter rows take the portable softmax).
+// It is never more than attnReach(w) positions before pos+1.
+func windowStart(pos, w int) int {
+	lo := max(0, pos-w+1) &^ (attnAlign - 1)
+	if pos+1-lo < attnAlign {
+		lo = max(0, lo-attnAlign)
+	}
+	return lo
+}
+
+// attnReach is how many positions up to and including a token attention
+// reads on a layer with window w (windowStart's bound): what a ring must
+// hold for it.
+func attnReach(w int) int { return max(w+attnAlign-1, 2*attnAlign) }
+
 // attnScratch is one worker's attention buffers.
 type attnScratch struct {
 	scores []float32 // [query rows][positions]
 	q, out []float32 // [query rows][head dim]
-	qAct   []byte
-	vrow   []float32
+	kvs    kernels.KVScratch
 }
 
 // attendBatch runs causal attention for the nb batch rows r0.. (at
@@ -623,8 +679,7 @@ func (m *Model) attendBatch(l, pos0, r0, nb int) {
 	grain := (items + chunks - 1) / chunks
 	chunks = (items + grain - 1) / grain
 	for len(m.attn) < chunks {
-		m.attn = append(m.attn, attnScratch{qAct: make([]byte, actRowBytes(ggml.F32, hd)), vrow: make([]float32, hd),
-			q: make([]float32, attnBlock*group*hd), out: make([]float32, attnBlock*group*hd)})
+		m.attn = append(m.attn, attnScratch{q: make([]float32, attnBlock*group*hd), out: make([]float32, attnBlock*group*hd)})
 	}
 	need := tb * group * (pos0 + nb)
 	for i := range m.attn[:chunks] {
@@ -653,117 +708,110 @@ type attnJob struct {
 
 func (m *Model) attnWork(lo, hi int) {
 	c, j := m.Cfg, m.aj
-	Q := c.QDim()
 	sc := &m.attn[lo/j.grain]
 	p0 := j.pos0 - j.r0 // row b is at position p0+b
 	for it := lo; it < hi; it++ {
 		blk, g := it/c.NHeadKV, it%c.NHeadKV
 		b0 := j.r0 + blk*j.tb
 		b1 := min(b0+j.tb, j.r0+j.nb)
-		if m.kv.Type() == ggml.F16 {
-			m.attendF16(j.l, p0, b0, b1, g, sc)
-			continue
-		}
-		for b := b0; b < b1; b++ {
-			m.attend(j.l, p0+b, g, m.q[b*Q:(b+1)*Q], m.att[b*Q:(b+1)*Q], sc)
-		}
+		m.attendBlock(j.l, p0, b0, b1, g, sc)
 	}
 }
 
-// attendF16 is attend for an F16 cache and the batch tokens b0..b1-1 at
-// once: all their query heads that share kv head g (token-major, nq rows)
-// go through each cached key and value row in one pass. Positions up to
-// the block's first token are seen by every row; each later position p is
-// seen only by the tokens at or after it, which are a suffix of the rows,
-// so the causal mask is a shorter row range rather than -Inf scores.
-// Values accumulate in position order per output, as in attend.
-func (m *Model) attendF16(l, pos0, b0, b1, g int, sc *attnScratch) {
+// attendBlock computes causal attention for the batch tokens b0..b1-1 (at
+// positions pos0+b) and kv head g: all their query heads that share kv head
+// g (token-major, nq rows) go through each cached key and value row in one
+// pass. Positions up to the block's first token are seen by every row;
+// each later position p is seen only by the tokens at or after it, which
+// are a suffix of the rows, so the causal mask is a shorter row range
+// rather than -Inf scores. Values accumulate in position order per output.
+//
+// On a sliding-window layer the pass starts at the first token's window
+// (lo, see windowStart): earlier positions would be masked to -Inf for
+// every row, a zero weight in the softmax and the value sum, so skipping
+// them changes no result (the sums add the same non-zero terms in the same
+// order) and a ring that no longer holds them serves the same tokens.
+// Scores are indexed from lo.
+//
+// Keys: an F16 cache takes ScoresF16 with the queries rounded to F16 (as
+// llama.cpp converts Q for an F16 cache, so every product is exact); other
+// types take ScoresQ with the f32 queries against the decoded keys. Values:
+// AccumF16 or AccumQ.
+func (m *Model) attendBlock(l, pos0, b0, b1, g int, sc *attnScratch) {
 	c, kv := m.Cfg, m.kv
 	hd, Q := c.HeadDim, c.QDim()
 	group := c.NHead / c.NHeadKV
 	nt := b1 - b0
 	nq := nt * group
-	ws := pos0 + b1 // score row stride: the last token's context length
-	nShared := pos0 + b0 + 1
+	lo := 0
+	if w := m.aj.window; w > 0 {
+		lo = windowStart(pos0+b0, w)
+	}
+	hi := pos0 + b1          // one past the last position seen
+	ws := hi - lo            // score row stride
+	nShared := pos0 + b0 + 1 // positions [lo, nShared) are seen by every row
 	scale := m.aj.scale
-
-	// Queries are rounded to F16 as llama.cpp converts Q for an F16 cache,
-	// so every product with a key is exact.
-	qs := sc.q[:nq*hd]
-	for t := 0; t < nt; t++ {
-		src := m.q[(b0+t)*Q+g*group*hd : (b0+t)*Q+(g+1)*group*hd]
-		m.k.RoundF16(qs[t*group*hd:(t+1)*group*hd], src)
-	}
 	S := sc.scores[:nq*ws]
-	for p := 0; p < nShared; {
-		rows, cnt := kv.headSpan(kv.k, l, g, p, nShared-p)
-		m.k.ScoresF16(qs, nq, hd, rows, kv.headB, cnt, scale, S[p:], ws)
-		p += cnt
-	}
-	for p := nShared; p < ws; p++ {
-		j0 := (p - pos0 - b0) * group
-		m.k.ScoresF16(qs[j0*hd:], nq-j0, hd, kv.keyHead(l, p, g), kv.headB, 1, scale, S[j0*ws+p:], ws)
+
+	kt, vt := kv.Types()
+	if kt == ggml.F16 {
+		qs := sc.q[:nq*hd]
+		for t := 0; t < nt; t++ {
+			src := m.q[(b0+t)*Q+g*group*hd : (b0+t)*Q+(g+1)*group*hd]
+			m.k.RoundF16(qs[t*group*hd:(t+1)*group*hd], src)
+		}
+		for p := lo; p < nShared; {
+			rows, cnt := kv.headSpan(&kv.k, l, g, p, nShared-p)
+			m.k.ScoresF16(qs, nq, hd, rows, kv.k.headB, cnt, scale, S[p-lo:], ws)
+			p += cnt
+		}
+		for p := nShared; p < hi; p++ {
+			j0 := (p - pos0 - b0) * group
+			m.k.ScoresF16(qs[j0*hd:], nq-j0, hd, kv.keyHead(l, p, g), kv.k.headB, 1, scale, S[j0*ws+p-lo:], ws)
+		}
+	} else {
+		qs := sc.q[:nq*hd]
+		for t := 0; t < nt; t++ {
+			copy(qs[t*group*hd:(t+1)*group*hd], m.q[(b0+t)*Q+g*group*hd:(b0+t)*Q+(g+1)*group*hd])
+		}
+		for p := lo; p < nShared; {
+			rows, cnt := kv.headSpan(&kv.k, l, g, p, nShared-p)
+			m.k.ScoresQ(kt, qs, nq, hd, rows, kv.k.headB, cnt, scale, S[p-lo:], ws, &sc.kvs)
+			p += cnt
+		}
+		for p := nShared; p < hi; p++ {
+			j0 := (p - pos0 - b0) * group
+			m.k.ScoresQ(kt, qs[j0*hd:], nq-j0, hd, kv.keyHead(l, p, g), kv.k.headB, 1, scale, S[j0*ws+p-lo:], ws, &sc.kvs)
+		}
 	}
 	for j := 0; j < nq; j++ {
 		pos := pos0 + b0 + j/group
+		row := S[j*ws : j*ws+pos-lo+1]
 		if m.aj.softcap != 0 || m.aj.window > 0 {
-			capMask(S[j*ws:], pos, m.aj.softcap, m.aj.window)
+			capMask(row, lo, pos, m.aj.softcap, m.aj.window)
 		}
-		m.softmax(S[j*ws:j*ws+pos+1], g*group+j%group)
+		m.softmax(row, g*group+j%group)
 	}
 	out := sc.out[:nq*hd]
 	clear(out)
-	for p := 0; p < nShared; {
-		rows, cnt := kv.headSpan(kv.v, l, g, p, nShared-p)
-		m.k.AccumF16(out, nq, hd, S[p:], ws, rows, kv.headB, cnt)
+	for p := lo; p < nShared; {
+		rows, cnt := kv.headSpan(&kv.v, l, g, p, nShared-p)
+		if vt == ggml.F16 {
+			m.k.AccumF16(out, nq, hd, S[p-lo:], ws, rows, kv.v.headB, cnt)
+		} else {
+			m.k.AccumQ(vt, out, nq, hd, S[p-lo:], ws, rows, kv.v.headB, cnt, &sc.kvs)
+		}
 		p += cnt
 	}
-	for p := nShared; p < ws; p++ {
+	for p := nShared; p < hi; p++ {
 		j0 := (p - pos0 - b0) * group
-		m.k.AccumF16(out[j0*hd:], nq-j0, hd, S[j0*ws+p:], ws, kv.valueHead(l, p, g), kv.headB, 1)
+		if vt == ggml.F16 {
+			m.k.AccumF16(out[j0*hd:], nq-j0, hd, S[j0*ws+p-lo:], ws, kv.valueHead(l, p, g), kv.v.headB, 1)
+		} else {
+			m.k.AccumQ(vt, out[j0*hd:], nq-j0, hd, S[j0*ws+p-lo:], ws, kv.valueHead(l, p, g), kv.v.headB, 1, &sc.kvs)
+		}
 	}
 	for t := 0; t < nt; t++ {
 		copy(m.att[(b0+t)*Q+g*group*hd:(b0+t)*Q+(g+1)*group*hd], out[t*group*hd:(t+1)*group*hd])
-	}
-}
-
-// attend computes causal attention for the token at position pos over
-// cached positions 0..pos, for the query heads that share kv head g
-// (grouped-query attention: heads g*group .. g*group+group-1). q holds all
-// query heads of the token, out receives them. Each query head is encoded
-// like the cache rows so a score is one kernel dot; each value row is
-// decoded once and shared by the group. It serves the F32 and Q8_0 caches;
-// F16 takes attendF16.
-func (m *Model) attend(l, pos, g int, q, out []float32, sc *attnScratch) {
-	c := m.Cfg
-	hd := c.HeadDim
-	group := c.NHead / c.NHeadKV
-	n := pos + 1
-	scale := m.aj.scale
-	kt := m.kv.Type()
-	dot := m.k.Dot(kt)
-	at := kernels.ActType(kt)
-	qb := sc.qAct[:actRowBytes(kt, hd)]
-	for j := 0; j < group; j++ {
-		h := g*group + j
-		_ = m.k.QuantizeAct(at, q[h*hd:(h+1)*hd], qb) // geometry checked in New
-		s := sc.scores[j*n : (j+1)*n]
-		for p := 0; p < n; p++ {
-			s[p] = dot(hd, m.kv.keyHead(l, p, g), qb) * scale
-		}
-		if m.aj.softcap != 0 || m.aj.window > 0 {
-			capMask(s, pos, m.aj.softcap, m.aj.window)
-		}
-		m.softmax(s, h)
-		clear(out[h*hd : (h+1)*hd])
-	}
-	for p := 0; p < n; p++ {
-		// Dequantize cannot fail here: the cache type and head size were
-		// checked when the cache was made.
-		_ = m.k.Dequantize(kt, m.kv.valueHead(l, p, g), sc.vrow)
-		for j := 0; j < group; j++ {
-			h := g*group + j
-			m.k.AddScaled(out[h*hd:(h+1)*hd], sc.vrow, sc.scores[j*n+p])
-		}
 	}
 }

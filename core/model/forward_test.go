@@ -271,16 +271,20 @@ func TestBatchInvariance(t *testing.T) {
 }
 
 // The cache encodings trade precision for memory; each must stay close to
-// the F32 cache (Q8_0 by its ~1/127 step, F16 by ~1e-3).
+// the F32 cache (Q8_0 by its ~1/127 step, F16 by ~1e-3, the 5-bit types by
+// ~1/31 and the 4-bit ones by ~1/15 of a block's range, a few steps in
+// the logits of this two-layer model).
 func TestKVTypes(t *testing.T) {
 	c := defTiny()
 	c.embd, c.ff, c.rot = 128, 128, 32 // Q8_0 rows need heads of a whole 32-element block
 	var ref []float32
 	for _, kt := range []struct {
-		t   ggml.Type
-		tol float64
-	}{{ggml.F32, 0}, {ggml.F16, 3e-3}, {ggml.Q8_0, 3e-2}} {
-		m := c.open(t, Options{Threads: 1, Batch: 4, KVType: kt.t})
+		t, v ggml.Type
+		tol  float64
+	}{{ggml.F32, ggml.F32, 0}, {ggml.F16, ggml.F16, 3e-3}, {ggml.Q8_0, ggml.Q8_0, 3e-2},
+		{ggml.Q5_1, ggml.Q5_1, 0.1}, {ggml.Q5_0, ggml.Q5_0, 0.1}, {ggml.Q4_1, ggml.Q4_1, 0.2}, {ggml.Q4_0, ggml.Q4_0, 0.2},
+		{ggml.Q8_0, ggml.Q4_0, 0.2}, {ggml.F16, ggml.Q8_0, 3e-2}} {
+		m := c.open(t, Options{Threads: 1, Batch: 4, KVType: kt.t, KVTypeV: kt.v, KVTypeVSet: true})
 		got, err := m.Forward(context.Background(), testTokens)
 		if err != nil {
 			t.Fatal(err)
@@ -294,6 +298,7 @@ func TestKVTypes(t *testing.T) {
 			r[i] = float64(ref[i])
 		}
 		e := maxRelErr(got, r)
+		t.Logf("KV %s/%s: %.3g", kt.t, kt.v, e)
 		if e > kt.tol {
 			t.Errorf("KV %s: logits differ from F32 cache by %.3g, tolerance %.3g", kt.t, e, kt.tol)
 		}

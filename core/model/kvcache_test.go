@@ -17,8 +17,8 @@ func TestKVCacheHeadLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	const layers, heads, hd = 2, 3, 32
-	for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0} {
-		c, err := NewKVCache(typ, layers, heads, hd, 2*PageSize+5)
+	for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0, ggml.Q5_1} {
+		c, err := NewKVCacheSpec(KVSpec{K: typ, V: ggml.Q8_0, NLayer: layers, NHeadKV: heads, HeadDim: hd, MaxCtx: 2*PageSize + 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestKVCacheHeadLayout(t *testing.T) {
 				}
 			}
 		}
-		want := make([]byte, c.headB)
+		want, wantV := make([]byte, c.k.headB), make([]byte, c.v.headB)
 		for l := 0; l < layers; l++ {
 			for h := 0; h < heads; h++ {
 				for p := 0; p < n; p++ {
@@ -61,20 +61,20 @@ func TestKVCacheHeadLayout(t *testing.T) {
 					for i := range x {
 						x[i] = val(l, p, h*hd+i, false)
 					}
-					if err := ki.Quantize(typ, x, want); err != nil {
+					if err := ki.Quantize(ggml.Q8_0, x, wantV); err != nil {
 						t.Fatal(err)
 					}
-					if !bytes.Equal(c.valueHead(l, p, h), want) {
+					if !bytes.Equal(c.valueHead(l, p, h), wantV) {
 						t.Fatalf("%s: valueHead(%d, %d, %d) is not the stored value", typ, l, p, h)
 					}
 				}
 				for p := 0; p < n; {
-					rows, cnt := c.headSpan(c.k, l, h, p, n-p)
-					if cnt < 1 || len(rows) != cnt*c.headB || (p+cnt)%PageSize != 0 && p+cnt != n {
+					rows, cnt := c.headSpan(&c.k, l, h, p, n-p)
+					if cnt < 1 || len(rows) != cnt*c.k.headB || (p+cnt)%PageSize != 0 && p+cnt != n {
 						t.Fatalf("%s: headSpan(%d, %d, %d) = %d bytes, %d rows", typ, l, h, p, len(rows), cnt)
 					}
 					for i := 0; i < cnt; i++ {
-						if !bytes.Equal(rows[i*c.headB:(i+1)*c.headB], c.keyHead(l, p+i, h)) {
+						if !bytes.Equal(rows[i*c.k.headB:(i+1)*c.k.headB], c.keyHead(l, p+i, h)) {
 							t.Fatalf("%s: headSpan row %d from %d is not keyHead's", typ, i, p)
 						}
 					}

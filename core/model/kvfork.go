@@ -9,12 +9,17 @@ import "fmt"
 // prompt into the other choices of one request (OpenAI's n) without
 // computing the prompt again; each copy is real memory (pages are not
 // shared), so Bytes counts it. c's positions from n on are forgotten.
+// Sliding-window rings are copied whole; src must still hold the window
+// before n.
 func (c *KVCache) CopyFrom(src *KVCache, from, n int) error {
-	if src == nil || src.nLayer != c.nLayer || src.kvDim != c.kvDim || src.headDim != c.headDim || src.typ != c.typ {
+	if !c.sameLayout(src) {
 		return fmt.Errorf("model: KV copy: cache geometry does not match")
 	}
 	if n < 0 || n > src.n {
 		return fmt.Errorf("model: KV copy: %d positions asked, the source holds %d", n, src.n)
+	}
+	if src.ringCap > 0 && max(0, n+1-src.reach) < src.oldest {
+		return fmt.Errorf("model: KV copy: the source's sliding-window rings no longer hold the window before position %d", n)
 	}
 	from = max(0, min(from, c.n, n))
 	if n == from {
@@ -25,11 +30,15 @@ func (c *KVCache) CopyFrom(src *KVCache, from, n int) error {
 		return err
 	}
 	for l := 0; l < c.nLayer; l++ {
-		for p := from / PageSize; p*PageSize < n; p++ {
-			copy(c.k[l][p], src.k[l][p])
-			copy(c.v[l][p], src.v[l][p])
+		p0 := from / PageSize
+		if c.ringed(l) {
+			p0 = 0
+		}
+		for p := p0; p < len(src.k.pages[l]) && p*PageSize < n; p++ {
+			copy(c.k.pages[l][p], src.k.pages[l][p])
+			copy(c.v.pages[l][p], src.v.pages[l][p])
 		}
 	}
-	c.n = n
+	c.n, c.oldest = n, src.oldest
 	return nil
 }

@@ -12,14 +12,16 @@ func (m *Model) NewKV(maxCtx int) (*KVCache, error) {
 	if maxCtx <= 0 {
 		maxCtx = m.kv.Cap()
 	}
-	return NewKVCache(m.kv.Type(), m.Cfg.NLayer, m.Cfg.NHeadKV, m.Cfg.HeadDim, maxCtx)
+	s := m.kvSpec
+	s.MaxCtx = maxCtx
+	return NewKVCacheSpec(s)
 }
 
 // SwapKV installs kv as the cache Forward appends to and returns the one it
 // replaces. kv must come from NewKV (or have the same geometry).
 func (m *Model) SwapKV(kv *KVCache) (*KVCache, error) {
 	old := m.kv
-	if kv == nil || kv.nLayer != old.nLayer || kv.kvDim != old.kvDim || kv.headDim != old.headDim || kv.typ != old.typ {
+	if !m.sameGeometry(kv) {
 		return nil, fmt.Errorf("model: SwapKV: cache geometry does not match the model")
 	}
 	m.kv = kv

@@ -1,0 +1,128 @@
+#include "textflag.h"
+
+// func scoresT8x8AVX2(qt *float32, hd int, keys *float32, n8 int, scale float32, out *float32, ws int, rows int)
+//
+// See kvattn_amd64.go. Per group: eight accumulators Y0..Y7 (key i in Yi,
+// lane j = query row j), per dimension d one load of qt's vector and eight
+// broadcasts (keys a row apart: DI for keys 0..3, BX for 4..7 with R12 = row
+// bytes and R13 = 3·row bytes), VFMADD231PS in dimension order. Then × scale,
+// the 8×8 transpose (VUNPCKLPS/VUNPCKHPS, VSHUFPS, VPERM2F128) and one
+// 8-float store per row.
+TEXT ·scoresT8x8AVX2(SB), NOSPLIT, $0-64
+	MOVQ hd+8(FP), CX
+	MOVQ keys+16(FP), R14
+	MOVQ n8+24(FP), R11
+	MOVQ out+40(FP), DX
+	MOVQ ws+48(FP), R10
+	SHLQ $2, R10              // row stride in bytes
+	MOVQ rows+56(FP), R9
+	MOVQ CX, R12
+	SHLQ $2, R12              // key row bytes
+	LEAQ (R12)(R12*2), R13    // 3 rows
+group:
+	MOVQ qt+0(FP), SI
+	MOVQ R14, DI
+	LEAQ (R14)(R12*4), BX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ CX, R8
+dim:
+	VMOVUPS 0(SI), Y8
+	VBROADCASTSS 0(DI), Y9
+	VFMADD231PS Y8, Y9, Y0
+	VBROADCASTSS 0(DI)(R12*1), Y10
+	VFMADD231PS Y8, Y10, Y1
+	VBROADCASTSS 0(DI)(R12*2), Y11
+	VFMADD231PS Y8, Y11, Y2
+	VBROADCASTSS 0(DI)(R13*1), Y12
+	VFMADD231PS Y8, Y12, Y3
+	VBROADCASTSS 0(BX), Y9
+	VFMADD231PS Y8, Y9, Y4
+	VBROADCASTSS 0(BX)(R12*1), Y10
+	VFMADD231PS Y8, Y10, Y5
+	VBROADCASTSS 0(BX)(R12*2), Y11
+	VFMADD231PS Y8, Y11, Y6
+	VBROADCASTSS 0(BX)(R13*1), Y12
+	VFMADD231PS Y8, Y12, Y7
+	ADDQ $32, SI
+	ADDQ $4, DI
+	ADDQ $4, BX
+	DECQ R8
+	JNZ dim
+	VBROADCASTSS scale+32(FP), Y15
+	VMULPS Y15, Y0, Y0
+	VMULPS Y15, Y1, Y1
+	VMULPS Y15, Y2, Y2
+	VMULPS Y15, Y3, Y3
+	VMULPS Y15, Y4, Y4
+	VMULPS Y15, Y5, Y5
+	VMULPS Y15, Y6, Y6
+	VMULPS Y15, Y7, Y7
+	// Transpose: Yi lane j is (row j, key i); row j's keys into Y8+j.
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	MOVQ DX, AX
+	VMOVUPS Y8, 0(AX)
+	CMPQ R9, $1
+	JEQ stored
+	ADDQ R10, AX
+	VMOVUPS Y9, 0(AX)
+	CMPQ R9, $2
+	JEQ stored
+	ADDQ R10, AX
+	VMOVUPS Y10, 0(AX)
+	CMPQ R9, $3
+	JEQ stored
+	ADDQ R10, AX
+	VMOVUPS Y11, 0(AX)
+	CMPQ R9, $4
+	JEQ stored
+	ADDQ R10, AX
+	VMOVUPS Y12, 0(AX)
+	CMPQ R9, $5
+	JEQ stored
+	ADDQ R10, AX
+	VMOVUPS Y13, 0(AX)
+	CMPQ R9, $6
+	JEQ stored
+	ADDQ R10, AX
+	VMOVUPS Y14, 0(AX)
+	CMPQ R9, $7
+	JEQ stored
+	ADDQ R10, AX
+	VMOVUPS Y15, 0(AX)
+stored:
+	ADDQ $32, DX
+	LEAQ (R14)(R12*8), R14
+	DECQ R11
+	JNZ group
+	VZEROUPPER
+	RET
