@@ -106,6 +106,7 @@ type Model struct {
 	moe                                  moeScratch
 	aj                                   attnJob
 	attnRun                              func(lo, hi int) // m.attnWork, bound once
+	exactRows                            bool             // ForwardRows: products bit-identical to MatVec (verify.go)
 }
 
 // New prepares a model over w for the configuration cfg (from
@@ -550,6 +551,8 @@ func (m *Model) project(x []float32, nb, cols int, ps ...proj) error {
 		a := m.actBuf[idx][:nb*arb]
 		if nb == 1 {
 			m.k.MatVec(m.pool, p.t, p.rows, cols, p.w, a, p.y[:p.rows])
+		} else if m.exactRows {
+			m.matMulRows(p.t, p.rows, cols, p.w, a, nb, p.y[:nb*p.rows])
 		} else {
 			m.k.MatMul(m.pool, p.t, p.rows, cols, p.w, a, nb, p.y[:nb*p.rows])
 		}
