@@ -82,7 +82,7 @@ type Engine struct {
 	// steps the engine touches them).
 	work                   []Work
 	live, active, sampling []*slot
-	verifying              []int // indexes into active/work of verification passes
+	verifying              []int          // indexes into active/work of verification passes
 	gvocab                 *grammar.Vocab // built for the first constrained request
 }
 

@@ -109,8 +109,8 @@ func TestSpecIdentity(t *testing.T) {
 			FrequencyPenalty: 0.2, LogitBias: map[int32]float32{9: 2}},
 	}
 	specs := map[string]Spec{
-		"near": {DraftMax: 6, PMin: 0.3, Draft: near},
-		"far":  {DraftMax: 4, PMin: 0, Draft: far},
+		"near":  {DraftMax: 6, PMin: 0.3, Draft: near},
+		"far":   {DraftMax: 4, PMin: 0, Draft: far},
 		"ngram": {DraftMax: 16, NgramN: 2, NgramM: 8},
 	}
 	var total SpecStats
