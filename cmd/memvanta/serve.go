@@ -61,6 +61,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	f.register(c)
 	sf.register(c)
 	mf.register(c, "total context in tokens, divided among the -np slots (0 = the model's training context)")
+	var spf specFlags
+	spf.register(c)
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
 	}
@@ -70,6 +72,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	if err := mf.validate(); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	if err := spf.validate(); err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
 	switch {
@@ -130,6 +135,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return status
 	}
 	defer l.Close()
+	spec, closeDraft, status := spf.open(ctx, &mf, l, stderr)
+	if status != exitOK {
+		hs.Close()
+		return status
+	}
+	defer closeDraft()
 	tok := l.tok
 	tmpl, err := chat.Resolve(f.template, l.rt.File(), os.ReadFile, chat.Limits{})
 	if err != nil {
@@ -162,7 +173,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if f.embeddings && (!pooled || pool != arch.PoolLast) {
 		fmt.Fprintf(stderr, "memvanta serve: warning: --embeddings: this build serves last-token pooled embeddings only (the model pools %v); /v1/embeddings will refuse requests\n", pool)
 	}
-	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk, StepTokens: f.stepTokens})
+	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk, StepTokens: f.stepTokens, Spec: spec})
 	if err != nil {
 		hs.Close()
 		return fail("%v", err)
@@ -200,7 +211,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		hs.Close()
 	}
 	st := eng.Stats()
-	fmt.Fprintf(stderr, "memvanta serve: stopped | prompt %d tok (+%d reused) | generated %d tok | peak RSS %.1f MiB | kv %.1f MiB\n",
-		st.PromptTokens, st.CachedTokens, st.GenTokens, mib(telemetry.PeakRSS()), mib(st.KVBytes))
+	fmt.Fprintf(stderr, "memvanta serve: stopped | prompt %d tok (+%d reused) | generated %d tok%s | peak RSS %.1f MiB | kv %.1f MiB\n",
+		st.PromptTokens, st.CachedTokens, st.GenTokens, specLine(st), mib(telemetry.PeakRSS()), mib(st.KVBytes))
 	return status
 }

@@ -137,7 +137,7 @@ func New(st Stepper, tok *tokenizer.Tokenizer, opt Options) (*Engine, error) {
 	}
 	if opt.Spec != nil {
 		sp := *opt.Spec
-		if err := sp.validate(); err != nil {
+		if err := sp.Validate(); err != nil {
 			return nil, err
 		}
 		opt.Spec = &sp

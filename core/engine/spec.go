@@ -55,7 +55,8 @@ type Spec struct {
 // DefaultSpec has llama.cpp's defaults.
 func DefaultSpec() Spec { return Spec{DraftMax: 16, PMin: 0.75, NgramN: 12, NgramM: 48} }
 
-func (sp *Spec) validate() error {
+// Validate checks the settings, naming the bad one by its flag.
+func (sp *Spec) Validate() error {
 	switch {
 	case sp.DraftMax < 1 || sp.DraftMax > 256:
 		return fmt.Errorf("engine: draft-max %d: must be in [1, 256]", sp.DraftMax)
