@@ -18,6 +18,7 @@ type specFlags struct {
 	draftMin       int
 	pMin           float32
 	ngramN, ngramM int
+	exact          bool
 }
 
 func (sf *specFlags) register(c *cli) {
@@ -30,6 +31,7 @@ func (sf *specFlags) register(c *cli) {
 	c.float32Var(&sf.pMin, "draft-p-min", "P", d.PMin, "draft model: end the draft at a token the draft gives less than this probability")
 	c.intVar(&sf.ngramN, "spec-ngram-size-n", "N", d.NgramN, "ngram-simple: length of the n-gram looked up")
 	c.intVar(&sf.ngramM, "spec-ngram-size-m", "N", d.NgramM, "ngram-simple: tokens drafted after a match at most")
+	c.boolVar(&sf.exact, "spec-exact", "verify drafts with rows bit-identical to one-token generation, so the output is plain generation's token for token (slower: about one generation step per drafted token; by default the packed prompt kernels verify, whose rounding differs)")
 }
 
 // enabled reports whether speculation was asked for.
@@ -53,7 +55,7 @@ func (sf *specFlags) validate() error {
 }
 
 func (sf *specFlags) spec() engine.Spec {
-	return engine.Spec{DraftMax: sf.draftMax, DraftMin: sf.draftMin, PMin: sf.pMin, NgramN: sf.ngramN, NgramM: sf.ngramM}
+	return engine.Spec{DraftMax: sf.draftMax, DraftMin: sf.draftMin, PMin: sf.pMin, NgramN: sf.ngramN, NgramM: sf.ngramM, Exact: sf.exact}
 }
 
 // open loads the draft model beside the target l (the same memory mode,

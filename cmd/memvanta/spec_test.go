@@ -47,7 +47,8 @@ func TestGenerateSpeculative(t *testing.T) {
 		return r
 	}
 	plain := run()
-	for _, extra := range [][]string{{"-md", draft, "--draft-p-min", "0.3"}, {"--spec-type", "ngram-simple", "--spec-ngram-size-n", "3"}} {
+	for _, extra := range [][]string{{"-md", draft, "--draft-p-min", "0.3"}, {"-md", draft, "--draft-p-min", "0.3", "--spec-exact"},
+		{"--spec-type", "ngram-simple", "--spec-ngram-size-n", "3"}} {
 		r := run(extra...)
 		if !equal(r.Tokens, plain.Tokens) {
 			t.Errorf("%v: tokens %v, plain generation %v", extra, r.Tokens, plain.Tokens)

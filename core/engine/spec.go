@@ -12,8 +12,8 @@ import (
 // Speculative decoding: a generating slot drafts a few tokens cheaply (a
 // small draft model, or a lookup of the context's own n-grams), and the
 // target model verifies the token it would run anyway plus the draft in
-// one pass (Work.Rows: the logits after every one of them, each row
-// bit-identical to one-token generation, model.ForwardRows). The slot then
+// one pass (Work.Rows: the logits after every one of them,
+// model.ForwardRows). The slot then
 // picks its tokens from those rows in order, exactly as it would have from
 // one-token steps, through the same sampler, penalties and grammar: a
 // drafted token is accepted when the pick equals it, and the first pick
@@ -29,9 +29,14 @@ import (
 // which is max(0, p−δ_d)/(1−p(d)). The drafts are deterministic (the draft
 // model's most likely token, llama.cpp's draft sampling; an n-gram
 // lookup), and because the picks consume the sampler's random stream in
-// the same order as one-token steps do, the output is not only
-// distributed as without speculation: with the same seed it is the same
-// tokens.
+// the same order as one-token steps do, with Spec.Exact (rows
+// bit-identical to one-token steps) the output is not only distributed as
+// without speculation: with the same seed it is the same tokens. Without
+// Exact the rows come from the packed kernels, as a prompt's do, and
+// differ from one-token steps by rounding: the tokens are the same
+// wherever the target's choice is not decided by that rounding (a near
+// tie under greedy decoding, a draw on the boundary between two tokens
+// when sampling).
 
 // Spec configures speculative decoding (llama.cpp's flags and defaults).
 type Spec struct {
@@ -50,6 +55,13 @@ type Spec struct {
 	// 12), NgramM how many tokens after its last earlier occurrence are
 	// drafted (--spec-ngram-size-m, 48; DraftMax bounds it too).
 	NgramN, NgramM int
+	// Exact verifies with rows bit-identical to one-token generation
+	// (--spec-exact): the output is then plain generation's, token for
+	// token, but the pass costs about one one-token step per row
+	// (model.ForwardRows). Without it the pass takes the packed kernels,
+	// whose rows differ from one-token steps by rounding (see
+	// docs/cli.md#speculative-decoding for the measured difference).
+	Exact bool
 }
 
 // DefaultSpec has llama.cpp's defaults.
@@ -184,6 +196,7 @@ func (e *Engine) specWork(ctx context.Context, s *slot, w *Work) error {
 	w.Tokens = ss.toks
 	w.Logits = nil
 	w.Rows = ss.rows[:len(ss.toks)*len(s.logits)]
+	w.Exact = sp.Exact
 	return nil
 }
 

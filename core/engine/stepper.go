@@ -30,10 +30,11 @@ type Work struct {
 	// hidden state; nil = not wanted.
 	Embd []float32
 	// Rows (len = len(Tokens) × vocabulary), when set instead of Logits,
-	// receives the logits after every token, each row computed exactly as
-	// a one-token step computes it (speculative verification,
-	// model.ForwardRows).
-	Rows []float32
+	// receives the logits after every token (speculative verification,
+	// model.ForwardRows); with Exact each row bit-identical to a one-token
+	// step's.
+	Rows  []float32
+	Exact bool
 }
 
 // Stepper runs the forward work of one scheduler step.
@@ -79,7 +80,7 @@ func (p PerSeq) Step(ctx context.Context, ws []Work) error {
 		}
 		var logits []float32
 		if w.Rows != nil {
-			err = p.M.ForwardRows(ctx, w.Tokens, w.Rows)
+			err = p.M.ForwardRows(ctx, w.Tokens, w.Rows, w.Exact)
 		} else {
 			logits, err = p.M.Forward(ctx, w.Tokens)
 		}
@@ -118,8 +119,7 @@ func (b Batched) NVocab() int { return b.M.Cfg.NVocab }
 // Step runs every work item in one batched pass; a sequence whose tokens
 // would not fit its context fails alone with model.ErrContextFull.
 // Verifications (Work.Rows) run each in a pass of its own after it
-// (model.ForwardRows: their rows must be the one-token rows, which a
-// packed pass shared with other sequences does not give).
+// (model.ForwardRows, which gives every row's logits).
 func (b Batched) Step(ctx context.Context, ws []Work) error {
 	sb := make([]model.SeqBatch, 0, len(ws))
 	var rows []int

@@ -11,26 +11,38 @@ import (
 
 // Verification passes (speculative decoding): a drafted continuation is
 // checked by running it through the model as one batch and reading the
-// logits after every token. Greedy speculative output must equal plain
-// generation token for token, so each row of such a pass must compute
-// exactly what generating that token alone computes. Everything per row
-// already does (norms, RoPE, the F16 attention routines are row-invariant,
-// the fused and unfused projections call the same dot routines); the one
-// difference is the matrix product: from a per-type batch size up, MatMul
-// takes the packed kernels, whose f32 sums run in another order than the
-// one-row dot's. ForwardRows therefore multiplies with the dot routines
-// over the whole batch instead (kernels' four-activation-row Dot4, which
-// is bit-identical to four Dot calls, and so to MatVec): each weight row is
-// still read once for the batch, only the packed kernels' arithmetic
-// density is given up, which matters little at a draft's few rows.
+// logits after every token. For speculative output to equal plain
+// generation token for token, each row of such a pass must compute exactly
+// what generating that token alone computes. Everything per row already
+// does (norms, RoPE, the F16 attention routines are row-invariant, the
+// fused and unfused projections call the same dot routines); the one
+// difference is the matrix product: from a per-type batch size up
+// (kernels' minBatch: 2 for Q4_0/Q8_0 on amd64), MatMul takes the packed
+// kernels, whose f32 sums run in another order than the one-row dot's
+// (integer block sums exact, each dot within (n+1)·2⁻²⁴ of its terms'
+// magnitude, kernels/gemm_test.go; through the layers' re-quantized
+// activations that grows to ~1e-2 on logits, see forward_test.go).
+//
+// ForwardRows with exact set multiplies with the dot routines over the
+// whole batch instead (Dot4 over four activation rows, bit-identical to
+// four Dot calls and so to MatVec; each weight row is still read once).
+// That is bit-identical but not fast: the one-row routines spend as much
+// arithmetic per activation row as generation does, and on the 2-core
+// AVX-512 machine a 16-row exact pass over TinyLlama-shaped Q4_0 matrices
+// cost ~15 one-token steps against ~4 for the packed pass, which leaves
+// speculation nothing to gain. So the packed pass is the default and
+// exact is the opt-in (engine.Spec.Exact, --spec-exact) for when the
+// output must be plain generation's bit for bit.
 
 // ForwardRows appends tokens to the sequence and writes, for every token
 // i, the logits that predict the token after it into out[i*NVocab :
-// (i+1)*NVocab]; each row is bit-identical to what Forward returns when
-// the tokens are fed one at a time (TestForwardRowsExact, and over every
-// architecture fixture, experts included, TestArchForwardRowsExact). On
-// error or cancellation the sequence is left as it was.
-func (m *Model) ForwardRows(ctx context.Context, tokens []int32, out []float32) (err error) {
+// (i+1)*NVocab]. With exact, each row is bit-identical to what Forward
+// returns when the tokens are fed one at a time (TestForwardRowsExact, and
+// over every architecture fixture, experts included,
+// TestArchForwardRowsExact); without, the products take the packed
+// kernels as prefill does. On error or cancellation the sequence is left
+// as it was.
+func (m *Model) ForwardRows(ctx context.Context, tokens []int32, out []float32, exact bool) (err error) {
 	V := m.Cfg.NVocab
 	if len(tokens) == 0 {
 		return fmt.Errorf("model: ForwardRows with no tokens")
@@ -48,7 +60,7 @@ func (m *Model) ForwardRows(ctx context.Context, tokens []int32, out []float32) 
 	if err := m.kv.reserve(start, len(tokens)); err != nil {
 		return err
 	}
-	m.exactRows = true
+	m.exactRows = exact
 	defer func() { m.exactRows = false }()
 	for i := 0; i < len(tokens); i += m.nb {
 		end := min(i+m.nb, len(tokens))

@@ -26,7 +26,7 @@ func checkRows(t *testing.T, label string, a, b *Model, prefix, rest []int32) {
 	}
 	V := a.Cfg.NVocab
 	out := make([]float32, len(rest)*V)
-	if err := b.ForwardRows(ctx, rest, out); err != nil {
+	if err := b.ForwardRows(ctx, rest, out, true); err != nil {
 		t.Fatal(err)
 	}
 	for i, tok := range rest {
@@ -87,16 +87,16 @@ func TestForwardRowsErrors(t *testing.T) {
 	m := defTiny().open(t, Options{Threads: 1, Batch: 4, KVType: ggml.F16, Ctx: 8})
 	ctx := context.Background()
 	V := m.Cfg.NVocab
-	if err := m.ForwardRows(ctx, nil, nil); err == nil {
+	if err := m.ForwardRows(ctx, nil, nil, false); err == nil {
 		t.Error("no tokens: no error")
 	}
-	if err := m.ForwardRows(ctx, []int32{1, 2}, make([]float32, V)); err == nil {
+	if err := m.ForwardRows(ctx, []int32{1, 2}, make([]float32, V), false); err == nil {
 		t.Error("short logits buffer: no error")
 	}
-	if err := m.ForwardRows(ctx, []int32{1, int32(V)}, make([]float32, 2*V)); err == nil {
+	if err := m.ForwardRows(ctx, []int32{1, int32(V)}, make([]float32, 2*V), true); err == nil {
 		t.Error("token outside the vocabulary: no error")
 	}
-	if err := m.ForwardRows(ctx, make([]int32, 9), make([]float32, 9*V)); err == nil {
+	if err := m.ForwardRows(ctx, make([]int32, 9), make([]float32, 9*V), false); err == nil {
 		t.Error("past the context: no error")
 	}
 	if m.Pos() != 0 {
