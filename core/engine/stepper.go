@@ -147,7 +147,7 @@ func (b Batched) Step(ctx context.Context, ws []Work) error {
 	for j, i := range rows {
 		vs[j] = ws[i]
 	}
-	if err := (PerSeq{b.M}).Step(ctx, vs); err != nil {
+	if err := PerSeq(b).Step(ctx, vs); err != nil {
 		return err
 	}
 	for j, i := range rows {
