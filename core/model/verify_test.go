@@ -52,7 +52,11 @@ func checkRows(t *testing.T, label string, a, b *Model, prefix, rest []int32) {
 // rows than the packed kernels' minimum batch and across two batches (-b 8).
 func TestForwardRowsExact(t *testing.T) {
 	rest := []int32{7, 19, 23, 2, 55, 61, 8, 8, 13, 44, 71, 1, 30, 29, 4, 66, 12, 40, 3, 9}
-	for _, k := range kernels.Available() {
+	paths := kernels.Available()
+	if raceEnabled || testing.Short() {
+		paths = []*kernels.Impl{kernels.Select()} // every path is minutes under the race detector
+	}
+	for _, k := range paths {
 		for _, typ := range []ggml.Type{ggml.F32, ggml.Q8_0, ggml.Q4_0, ggml.Q4_K} {
 			c := defTiny()
 			c.typ = typ
