@@ -13,6 +13,10 @@
 // The draft predictor's minConfidence is llama.cpp's --draft-p-min; the
 // lookup predictor looks up patterns of --lookup-min..--lookup-max tokens
 // (node-llama-cpp's patternLength) and predicts up to --draft-max.
+// node-llama-cpp's draft predictor drafts asynchronously beside the target
+// (it hands over what it has drafted when the target asks), so it is not
+// llama.cpp's llama-speculative loop; "validated"/"refuted" say how many
+// drafted tokens the target checked.
 
 import fs from "node:fs";
 import path from "node:path";
@@ -59,9 +63,12 @@ if (opt["--draft"]) {
     modes.push({name: "draft", seq: (await mkContext(target)).getSequence({
         tokenPredictor: new DraftSequenceTokenPredictor(dseq, {minTokens: draftMin, maxTokens: draftMax, minConfidence: pMin})})});
 }
-modes.push({name: "lookup", seq: (await mkContext(target)).getSequence({
-    tokenPredictor: new InputLookupTokenPredictor({patternLength: {min: num("--lookup-min", 1), max: num("--lookup-max", 3)},
-        predictionLength: {min: 1, max: draftMax}})})});
+// The lookup predictor searches the input it is given (LlamaChat gives it
+// the prompt), here the prompt tokens.
+const lookup = new InputLookupTokenPredictor({patternLength: {min: num("--lookup-min", 1), max: num("--lookup-max", 3)},
+    predictionLength: {min: 1, max: draftMax}});
+lookup.updateInputTokens(prompt);
+modes.push({name: "lookup", seq: (await mkContext(target)).getSequence({tokenPredictor: lookup})});
 
 // One run: the prompt and the first token untimed, then n tokens timed.
 async function run(seq) {

@@ -145,6 +145,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// token.
 	if !c.isSet("b") {
 		mf.batch = max(1, min(max(maxP, maxD), 512))
+		if spf.enabled() {
+			// A verification pass is one batch of the draft and the token
+			// before it, not one pass per row.
+			mf.batch = max(mf.batch, spf.draftMax+1)
+		}
 	}
 	if err := mf.validate(); err != nil {
 		return c.usageErr(stderr, "%v", err)
