@@ -33,7 +33,7 @@ func TestGenerateSpeculative(t *testing.T) {
 	}
 	run := func(extra ...string) result {
 		var out, errb bytes.Buffer
-		args := append([]string{"-m", target, "-p", prompt, "-n", "80", "--temp", "0", "--json"}, extra...)
+		args := append([]string{"-m", target, "-p", prompt, "-n", "200", "--temp", "0", "--json"}, extra...)
 		if st := runGenerate(context.Background(), args, &out, &errb); st != 0 {
 			t.Fatalf("%v: status %d: %s", extra, st, errb.String())
 		}
@@ -56,6 +56,14 @@ func TestGenerateSpeculative(t *testing.T) {
 		if r.Stats.Drafted == 0 || r.Stats.Accepted == 0 || r.Stats.PerPass <= 1 {
 			t.Errorf("%v: stats %+v: nothing drafted or accepted", extra, r.Stats)
 		}
+	}
+	// A quantized target, whose verification would otherwise take the
+	// packed kernels (without --spec-exact this run leaves plain
+	// generation's text): --spec-exact keeps plain generation's tokens.
+	target = filepath.Join(dir, "stories260K-Q4_0.gguf")
+	plain = run()
+	if r := run("-md", draft, "--draft-p-min", "0.3", "--spec-exact"); !equal(r.Tokens, plain.Tokens) {
+		t.Errorf("Q4_0 --spec-exact: tokens %v, plain generation %v", r.Tokens, plain.Tokens)
 	}
 	var out, errb bytes.Buffer
 	st := runGenerate(context.Background(), []string{"-m", target, "-p", "x", "-n", "4", "-md", synthFile(t)}, &out, &errb)
