@@ -45,7 +45,8 @@ type Spec struct {
 	// shorter one is dropped and the step generates one token.
 	DraftMax, DraftMin int
 	// PMin ends a draft model's draft at a token whose probability under
-	// the draft is below it (--draft-p-min, 0.75).
+	// the draft (among its 40 most likely tokens, as llama.cpp's draft
+	// sampler measures it) is below it (--draft-p-min, 0.75).
 	PMin float32
 	// Draft is the draft model (--model-draft; its vocabulary checked with
 	// CheckDraftVocab). Nil: n-gram lookup in the slot's own tokens
@@ -267,25 +268,56 @@ func (e *Engine) draftModel(ctx context.Context, ss *specSlot, n int) ([]int32, 
 	return d, nil
 }
 
+// draftTopK is how many of the draft's most likely tokens its probability
+// is measured among: llama.cpp's draft sampler keeps the top 40 (then top-p
+// 0.9, which only drops candidates and does not renormalise) and compares
+// the first one's softmax probability over them with --draft-p-min.
+const draftTopK = 40
+
 // argmaxProb returns the most likely token (lowest id on a tie, NaN never)
-// and its softmax probability.
+// and its softmax probability among the draftTopK most likely.
 func argmaxProb(lg []float32) (int32, float32) {
+	var top [draftTopK]float32
+	n, lo := 0, 0 // top[:n] hold the largest seen; top[lo] is their least
 	best, bv := int32(0), float32(math.Inf(-1))
 	for i, v := range lg {
 		if v > bv {
 			best, bv = int32(i), v
+		}
+		if v != v {
+			continue
+		}
+		if n < draftTopK {
+			top[n] = v
+			n++
+			if n == draftTopK {
+				lo = minIndex(top[:])
+			}
+			continue
+		}
+		if v > top[lo] {
+			top[lo] = v
+			lo = minIndex(top[:])
 		}
 	}
 	if math.IsInf(float64(bv), -1) {
 		return best, 0
 	}
 	var z float64
-	for _, v := range lg {
-		if v == v {
-			z += math.Exp(float64(v - bv))
-		}
+	for _, v := range top[:n] {
+		z += math.Exp(float64(v - bv))
 	}
 	return best, float32(1 / z)
+}
+
+func minIndex(a []float32) int {
+	m := 0
+	for i, v := range a {
+		if v < a[m] {
+			m = i
+		}
+	}
+	return m
 }
 
 // acceptDraft picks slot s's tokens from a verification's rows in order,

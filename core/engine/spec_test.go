@@ -205,6 +205,29 @@ func TestNgramDraft(t *testing.T) {
 	}
 }
 
+// TestArgmaxProb: the draft's probability is the softmax over its 40 most
+// likely tokens (llama.cpp's draft sampler's top-k), whatever their order.
+func TestArgmaxProb(t *testing.T) {
+	lg := make([]float32, 1000)
+	for i := range lg {
+		lg[i] = float32(-20 - i%7)
+	}
+	for j := 0; j < 45; j++ { // 45 candidates at 0 (one at 3), scattered
+		lg[(j*97+13)%1000] = 0
+	}
+	lg[500] = 3
+	lg[501] = float32(math.NaN())
+	tok, p := argmaxProb(lg)
+	// The top 40: the 3 and 39 zeros.
+	want := 1 / (1 + 39*math.Exp(-3))
+	if tok != 500 || math.Abs(float64(p)-want) > 1e-6 {
+		t.Errorf("argmaxProb = %d, %v; want 500, %v", tok, p, want)
+	}
+	if tok, p := argmaxProb([]float32{1, 2}); tok != 1 || math.Abs(float64(p)-1/(1+math.Exp(-1))) > 1e-6 {
+		t.Errorf("two logits: %d, %v", tok, p)
+	}
+}
+
 func TestSpecValidate(t *testing.T) {
 	m, tok := specTarget(t, 1, 5)
 	for _, sp := range []Spec{{DraftMax: 0, NgramN: 1, NgramM: 1}, {DraftMax: 4, DraftMin: 5, NgramN: 1, NgramM: 1},
