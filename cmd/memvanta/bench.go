@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memvanta/memvanta/core/engine"
 	"github.com/memvanta/memvanta/core/sample"
 	"github.com/memvanta/memvanta/kernels"
 	"github.com/memvanta/memvanta/native/telemetry"
@@ -31,14 +32,23 @@ type benchResult struct {
 	// KVBytes is the KV cache's memory for the test's positions (depth +
 	// tokens; sliding-window rings capped at their size).
 	KVBytes int64 `json:"kv_bytes"`
+	// Speculative tg tests (-md, --spec-type): "spec" true, drafted tokens
+	// accepted over all repetitions, generated tokens per pass.
+	Spec          bool    `json:"spec,omitempty"`
+	AcceptRate    float64 `json:"draft_accept_rate,omitempty"`
+	TokensPerPass float64 `json:"tokens_per_pass,omitempty"`
 }
 
 // label is the test's name in the table, as llama-bench prints it.
 func (r benchResult) label() string {
-	if r.Depth > 0 {
-		return fmt.Sprintf("%s @ d%d", r.Test, r.Depth)
+	t := r.Test
+	if r.Spec {
+		t += " spec"
 	}
-	return r.Test
+	if r.Depth > 0 {
+		return fmt.Sprintf("%s @ d%d", t, r.Depth)
+	}
+	return t
 }
 
 // parseIntList reads llama-bench's comma lists ("128,256,512").
@@ -74,6 +84,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	mf.threadList = true
 	mf.register(c, "context size in tokens (0 = just what the tests need: max depth + max(-p, -n))")
 	c.defaultText("b", "the largest -p or -d, at most 512")
+	var spf specFlags
+	spf.register(c)
 	c.group("Tests")
 	var pArg, nArg, dArg, seedStr string
 	var reps int
@@ -136,8 +148,16 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// token.
 	if !c.isSet("b") {
 		mf.batch = max(1, min(max(maxP, maxD), 512))
+		if spf.enabled() {
+			// A verification pass is one batch of the draft and the token
+			// before it, not one pass per row.
+			mf.batch = max(mf.batch, spf.draftMax+1)
+		}
 	}
 	if err := mf.validate(); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	if err := spf.validate(); err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
 	if mf.ctx == 0 {
@@ -153,7 +173,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		defer stop()
 	}
-	mf.noTokenizer = true
+	// The speculative tg test runs through the engine, which decodes text.
+	mf.noTokenizer = !spf.enabled()
 	var results []benchResult
 	var last *loaded
 	interrupted := false
@@ -171,7 +192,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			last.Close()
 		}
 		last = l
-		rs, err := benchModel(ctx, l, &mf, ps, ns, ds, reps, seed, stderr)
+		spec, closeDraft, st := spf.open(ctx, &mf, l, stderr)
+		if st != exitOK {
+			return st
+		}
+		rs, err := benchModel(ctx, l, spec, &mf, ps, ns, ds, reps, seed, stderr)
+		closeDraft()
 		results = append(results, rs...)
 		if errors.Is(err, context.Canceled) {
 			interrupted = true
@@ -229,7 +255,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // benchModel runs every (depth, pp/tg) test on one opened model and
 // returns the results measured so far, with ctx's error if interrupted.
-func benchModel(ctx context.Context, l *loaded, mf *modelFlags, ps, ns, ds []int, reps int, seed uint64, stderr io.Writer) ([]benchResult, error) {
+func benchModel(ctx context.Context, l *loaded, spec *engine.Spec, mf *modelFlags, ps, ns, ds []int, reps int, seed uint64, stderr io.Writer) ([]benchResult, error) {
 	f := l.rt.File()
 	bos := int32(-1)
 	if v, err := f.Uint32("tokenizer.ggml.bos_token_id"); err == nil && int(v) < l.cfg.NVocab {
@@ -302,6 +328,37 @@ func benchModel(ctx context.Context, l *loaded, mf *modelFlags, ps, ns, ds []int
 		}
 		return time.Since(t0), nil
 	}
+	// The speculative tg test: greedy generation of n tokens through a
+	// one-slot engine with speculation, after the prompt (BOS and the
+	// depth's random tokens; its pass and the first token are not timed),
+	// interleaved with the plain tests so their ratio comes from one run.
+	var eng *engine.Engine
+	if spec != nil {
+		var err error
+		if eng, err = engine.New(engine.PerSeq{M: l.m}, l.tok, engine.Options{Slots: 1, Queue: 1, CtxPerSlot: mf.ctx + 3, Spec: spec}); err != nil {
+			return nil, err
+		}
+	}
+	runSpec := func(n, depth int) (time.Duration, engine.SpecStats, error) {
+		prompt := randToks(max(depth, 1), true)
+		req := engine.Request{Prompt: prompt, Sample: sample.Params{RepeatPenalty: 1}, MaxTokens: n + 1, IgnoreEOS: true}
+		before := eng.Stats()
+		var t0 time.Time
+		end, err := stepOne(ctx, eng, req, func(ev engine.Event) bool {
+			if t0.IsZero() && len(ev.Tokens) > 0 {
+				t0 = time.Now()
+			}
+			return true
+		})
+		if err == nil {
+			err = end.Err
+		}
+		d := time.Since(t0)
+		after := eng.Stats()
+		ss := engine.SpecStats{Drafted: after.Spec.Drafted - before.Spec.Drafted, Accepted: after.Spec.Accepted - before.Spec.Accepted,
+			Passes: after.Spec.Passes - before.Spec.Passes, Verified: after.Spec.Verified - before.Spec.Verified}
+		return d, ss, err
+	}
 	fmt.Fprintf(stderr, "bench: %s, %d threads, kernels %s, warm-up...\n", mf.path, mf.threads, l.m.Kernels().Name)
 	maxP, maxN := 0, 0
 	for _, p := range ps {
@@ -325,6 +382,8 @@ func benchModel(ctx context.Context, l *loaded, mf *modelFlags, ps, ns, ds []int
 		tokens, d int
 		run       func() (time.Duration, error)
 		samples   []float64
+		spec      bool
+		ss        engine.SpecStats // the speculative test's counts over its runs
 	}
 	var tests []*test
 	for _, d := range ds {
@@ -338,6 +397,18 @@ func benchModel(ctx context.Context, l *loaded, mf *modelFlags, ps, ns, ds []int
 			if n > 0 {
 				tests = append(tests, &test{name: fmt.Sprintf("tg%d", n), tokens: n, d: d,
 					run: func() (time.Duration, error) { return runTG(n, d) }})
+				if eng != nil {
+					t := &test{name: fmt.Sprintf("tg%d", n), tokens: n, d: d, spec: true}
+					t.run = func() (time.Duration, error) {
+						dur, ss, err := runSpec(n, d)
+						t.ss.Drafted += ss.Drafted
+						t.ss.Accepted += ss.Accepted
+						t.ss.Passes += ss.Passes - 1 // the prompt's pass is not timed
+						t.ss.Verified += ss.Verified
+						return dur, err
+					}
+					tests = append(tests, t)
+				}
 			}
 		}
 	}
@@ -348,6 +419,12 @@ func benchModel(ctx context.Context, l *loaded, mf *modelFlags, ps, ns, ds []int
 				r := summarize(t.name, t.tokens, t.samples)
 				r.Depth, r.Threads = t.d, mf.threads
 				r.KVBytes = l.m.KV().BytesFor(t.d + t.tokens)
+				if t.spec {
+					r.Spec, r.AcceptRate = true, t.ss.AcceptRate()
+					if t.ss.Passes > 0 {
+						r.TokensPerPass = float64(t.tokens*len(t.samples)) / float64(t.ss.Passes)
+					}
+				}
 				out = append(out, r)
 			}
 		}
@@ -371,6 +448,9 @@ func benchModel(ctx context.Context, l *loaded, mf *modelFlags, ps, ns, ds []int
 				}
 				t.samples = append(t.samples, float64(t.tokens)/d.Seconds())
 				label := t.name
+				if t.spec {
+					label += " spec"
+				}
 				if t.d > 0 {
 					label += fmt.Sprintf("@d%d", t.d)
 				}

@@ -133,6 +133,7 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 	var mf modelFlags
 	var sf samplingFlags
 	var gf grammarFlags
+	var spf specFlags
 	var system, template string
 	var n int
 	var jsonIn bool
@@ -144,10 +145,14 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 	sf.register(c)
 	gf.register(c)
 	mf.register(c, "context size in tokens (0 = the model's training context)")
+	spf.register(c)
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
 	}
 	if err := mf.validate(); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	if err := spf.validate(); err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
 	if n < -1 || n == 0 {
@@ -170,6 +175,11 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		return status
 	}
 	defer l.Close()
+	spec, closeDraft, status := spf.open(ctx, &mf, l, stderr)
+	if status != exitOK {
+		return status
+	}
+	defer closeDraft()
 	tok := l.tok
 	smp, err := sf.build(l.cfg.NVocab, tok.IsEOG)
 	if err != nil {
@@ -188,7 +198,7 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 			return c.usageErr(stderr, "%v", err)
 		}
 	}
-	eng, err := engine.New(engine.PerSeq{M: l.m}, tok, engine.Options{Slots: 1, Queue: 1})
+	eng, err := engine.New(engine.PerSeq{M: l.m}, tok, engine.Options{Slots: 1, Queue: 1, Spec: spec})
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -28,6 +28,12 @@ type genStats struct {
 	Kernels      string  `json:"kernels"`
 	Seed         uint64  `json:"seed,string"`
 	Stop         string  `json:"stop"` // "length", "eog", "stop", "grammar", "context", "interrupted"
+	// Speculative decoding (with -md or --spec-type): tokens drafted and
+	// accepted, and generated tokens per pass over the weights.
+	DraftTokens   int64   `json:"draft_tokens,omitempty"`
+	DraftAccepted int64   `json:"draft_accepted,omitempty"`
+	AcceptRate    float64 `json:"draft_accept_rate,omitempty"`
+	TokensPerPass float64 `json:"tokens_per_pass,omitempty"`
 }
 
 func tps(n int, s float64) float64 {
@@ -64,11 +70,13 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	var pr predictFlags
 	var sf samplingFlags
 	var gf grammarFlags
+	var spf specFlags
 	pf.register(c)
 	pr.register(c, 128)
 	sf.register(c)
 	gf.register(c)
 	mf.register(c, "context size in tokens (0 = the model's training context)")
+	spf.register(c)
 	c.group("Output")
 	var jsonOut, noCnv, special bool
 	c.boolVar(&special, "special|parse-special", "parse control-token text in the prompt (<|im_start|>, <s>) into those tokens, as a chat template's output is; by default it is plain text")
@@ -85,6 +93,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return c.usageErr(stderr, "%v", err)
 	}
 	if err := pr.validate(); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	if err := spf.validate(); err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
 	prompt, given, err := pf.text(c)
@@ -109,6 +120,11 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return status
 	}
 	defer l.Close()
+	spec, closeDraft, status := spf.open(ctx, &mf, l, stderr)
+	if status != exitOK {
+		return status
+	}
+	defer closeDraft()
 	tok := l.tok
 	smp, err := sf.build(l.cfg.NVocab, tok.IsEOG)
 	if err != nil {
@@ -141,7 +157,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	// in which the last token, sampled from a full cache, needs no position
 	// of its own: so the slot has one position more than -c, which the
 	// engine never fills.
-	eng, err := engine.New(engine.PerSeq{M: l.m}, tok, engine.Options{Slots: 1, Queue: 1, CtxPerSlot: kvCap + 1, Chunk: kvCap})
+	eng, err := engine.New(engine.PerSeq{M: l.m}, tok, engine.Options{Slots: 1, Queue: 1, CtxPerSlot: kvCap + 1, Chunk: kvCap, Spec: spec})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -206,7 +222,12 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		st.Stop = "context"
 	}
 	st.PeakRSS = telemetry.PeakRSS()
-	st.KVBytes, st.KVType = eng.Stats().KVBytes, l.m.KV().TypeName()
+	es := eng.Stats()
+	st.KVBytes, st.KVType = es.KVBytes, l.m.KV().TypeName()
+	if spec != nil {
+		st.DraftTokens, st.DraftAccepted = es.Spec.Drafted, es.Spec.Accepted
+		st.AcceptRate, st.TokensPerPass = es.Spec.AcceptRate(), tokPerPass(es)
+	}
 	if jsonOut {
 		b, _ := json.MarshalIndent(struct {
 			PromptTokens []int32  `json:"prompt_token_ids"`
@@ -227,8 +248,8 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if st.Stop == "context" && pr.n >= 0 {
 		fmt.Fprintf(stderr, "memvanta generate: context limit of %d tokens reached; stopped (raise -c)\n", kvCap)
 	}
-	fmt.Fprintf(stderr, "prompt %d tok, %.2f tok/s | generated %d tok, %.2f tok/s | peak RSS %.1f MiB | kv %s %.1f MiB | kernels %s | seed %d | stop %s%s\n",
-		st.PromptTokens, tps(st.PromptTokens, st.PromptSec), st.GenTokens, tps(st.GenTokens, st.GenSec),
+	fmt.Fprintf(stderr, "prompt %d tok, %.2f tok/s | generated %d tok, %.2f tok/s%s | peak RSS %.1f MiB | kv %s %.1f MiB | kernels %s | seed %d | stop %s%s\n",
+		st.PromptTokens, tps(st.PromptTokens, st.PromptSec), st.GenTokens, tps(st.GenTokens, st.GenSec), specLine(es),
 		mib(st.PeakRSS), l.m.KV().TypeName(), mib(st.KVBytes), st.Kernels, st.Seed, st.Stop, expertStats(l.rt.Stats()))
 	return status
 }

@@ -62,6 +62,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	f.register(c)
 	sf.register(c)
 	mf.register(c, "total context in tokens, divided among the -np slots (0 = the model's training context)")
+	var spf specFlags
+	spf.register(c)
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
 	}
@@ -77,6 +79,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		f.pooling = "rank"
 	}
 	if err := mf.validate(); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	if err := spf.validate(); err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
 	switch {
@@ -137,6 +142,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return status
 	}
 	defer l.Close()
+	spec, closeDraft, status := spf.open(ctx, &mf, l, stderr)
+	if status != exitOK {
+		hs.Close()
+		return status
+	}
+	defer closeDraft()
 	tok := l.tok
 	tmpl, err := chat.Resolve(f.template, l.rt.File(), os.ReadFile, chat.Limits{})
 	if err != nil {
@@ -187,7 +198,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if encoder {
 		nctx = slotCtx // the model's own context, not a slot's
 	}
-	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk, StepTokens: f.stepTokens})
+	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk, StepTokens: f.stepTokens, Spec: spec})
 	if err != nil {
 		hs.Close()
 		return fail("%v", err)
@@ -225,7 +236,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		hs.Close()
 	}
 	st := eng.Stats()
-	fmt.Fprintf(stderr, "memvanta serve: stopped | prompt %d tok (+%d reused) | generated %d tok | peak RSS %.1f MiB | kv %.1f MiB\n",
-		st.PromptTokens, st.CachedTokens, st.GenTokens, mib(telemetry.PeakRSS()), mib(st.KVBytes))
+	fmt.Fprintf(stderr, "memvanta serve: stopped | prompt %d tok (+%d reused) | generated %d tok%s | peak RSS %.1f MiB | kv %.1f MiB\n",
+		st.PromptTokens, st.CachedTokens, st.GenTokens, specLine(st), mib(telemetry.PeakRSS()), mib(st.KVBytes))
 	return status
 }

@@ -32,6 +32,9 @@ type Options struct {
 	// burst of long prompts cannot stretch the step every generating
 	// stream waits on. <= 0: no bound (each prefilling slot takes Chunk).
 	StepTokens int
+	// Spec, when set, turns on speculative decoding for every generating
+	// slot (spec.go); the Stepper must fill Work.Rows.
+	Spec *Spec
 }
 
 // Stats is a snapshot for metrics.
@@ -54,6 +57,7 @@ type Stats struct {
 	GenTokens    int64
 	Steps        int64
 	Finished     map[string]int64 // by finish reason ("stop", "length", "cancelled", "error")
+	Spec         SpecStats        // speculative decoding (all zero but Passes without it)
 }
 
 // Engine runs requests over one model. Submit from any goroutine; Run the
@@ -78,6 +82,7 @@ type Engine struct {
 	// steps the engine touches them).
 	work                   []Work
 	live, active, sampling []*slot
+	verifying              []int              // indexes into active/work of verification passes
 	gvocab                 *grammar.Vocab     // built for the first constrained request
 	matchers               []*grammar.Matcher // idle, for later requests under their grammars (keepMatcher)
 }
@@ -117,6 +122,7 @@ type slot struct {
 	lp   TokenLogProb
 	embd []float32   // an Embed request's vector, filled by its last prompt step
 	con  *constraint // the request's grammar, if any
+	spec *specSlot   // speculative decoding's state (Options.Spec)
 }
 
 // New makes an engine with opt.Slots sequences over st.
@@ -130,6 +136,13 @@ func New(st Stepper, tok *tokenizer.Tokenizer, opt Options) (*Engine, error) {
 	if opt.Chunk <= 0 {
 		opt.Chunk = 64
 	}
+	if opt.Spec != nil {
+		sp := *opt.Spec
+		if err := sp.Validate(); err != nil {
+			return nil, err
+		}
+		opt.Spec = &sp
+	}
 	e := &Engine{st: st, tok: tok, opt: opt, wake: make(chan struct{}, 1), idle: make(chan struct{})}
 	for i := 0; i < opt.Slots; i++ {
 		s, err := st.NewSeq(opt.CtxPerSlot)
@@ -137,6 +150,14 @@ func New(st Stepper, tok *tokenizer.Tokenizer, opt Options) (*Engine, error) {
 			return nil, fmt.Errorf("engine: slot %d: %w", i, err)
 		}
 		e.slots = append(e.slots, &slot{seq: s, logits: make([]float32, st.NVocab()), next: -1})
+	}
+	if opt.Spec != nil {
+		for _, s := range e.slots {
+			var err error
+			if s.spec, err = e.newSpecSlot(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	e.stats.Slots = opt.Slots
 	e.stats.KVCap = opt.Slots * e.slots[0].seq.Cap()
@@ -315,6 +336,16 @@ func (e *Engine) Step(ctx context.Context) bool {
 		} else {
 			w.Tokens = []int32{s.next}
 			w.Logits = s.logits
+			if s.spec != nil {
+				if err := e.specWork(ctx, s, &w); err != nil {
+					cause := causeError
+					if ctx.Err() != nil || s.j.ctx.Err() != nil {
+						cause = causeCancelled
+					}
+					e.finish(s, cause, err)
+					continue
+				}
+			}
 		}
 		e.active = append(e.active, s)
 		e.work = append(e.work, w)
@@ -332,7 +363,7 @@ func (e *Engine) Step(ctx context.Context) bool {
 		}
 		return true
 	}
-	var prompt, gen int64
+	var prompt, gen, passes int64
 	for i, s := range e.active {
 		w := &e.work[i]
 		if w.Err != nil {
@@ -341,6 +372,10 @@ func (e *Engine) Step(ctx context.Context) bool {
 			} else {
 				e.finish(s, causeError, w.Err)
 			}
+			continue
+		}
+		if w.Rows != nil {
+			e.verifying = append(e.verifying, i)
 			continue
 		}
 		s.tokens = append(s.tokens, w.Tokens...)
@@ -354,6 +389,7 @@ func (e *Engine) Step(ctx context.Context) bool {
 		}
 		if w.Logits != nil {
 			gen++
+			passes++
 			e.sampling = append(e.sampling, s)
 			if s.j.members != nil && len(s.gen) == 0 {
 				e.forkMembers(s)
@@ -369,10 +405,18 @@ func (e *Engine) Step(ctx context.Context) bool {
 		e.emitNext(s)
 	}
 	e.sampling = e.sampling[:0]
+	// Verifications pick serially, row after row (each pick depends on
+	// the one before).
+	for _, i := range e.verifying {
+		gen += int64(e.acceptDraft(e.active[i], &e.work[i]))
+		passes++
+	}
+	e.verifying = e.verifying[:0]
 	e.mu.Lock()
 	e.stats.Steps++
 	e.stats.PromptTokens += prompt
 	e.stats.GenTokens += gen
+	e.stats.Spec.Passes += passes
 	e.updateKVLocked()
 	e.mu.Unlock()
 	return true

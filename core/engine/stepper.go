@@ -30,6 +30,12 @@ type Work struct {
 	// Embd (len = Embedder.NEmbd) receives the last token's output-normed
 	// hidden state; nil = not wanted.
 	Embd []float32
+	// Rows (len = len(Tokens) × vocabulary), when set instead of Logits,
+	// receives the logits after every token (speculative verification,
+	// model.ForwardRows); with Exact each row bit-identical to a one-token
+	// step's.
+	Rows  []float32
+	Exact bool
 }
 
 // Stepper runs the forward work of one scheduler step.
@@ -73,7 +79,12 @@ func (p PerSeq) Step(ctx context.Context, ws []Work) error {
 		if err != nil {
 			return err
 		}
-		logits, err := p.M.Forward(ctx, w.Tokens)
+		var logits []float32
+		if w.Rows != nil {
+			err = p.M.ForwardRows(ctx, w.Tokens, w.Rows, w.Exact)
+		} else {
+			logits, err = p.M.Forward(ctx, w.Tokens)
+		}
 		if _, err2 := p.M.SwapKV(old); err2 != nil {
 			return err2
 		}
@@ -108,18 +119,40 @@ func (b Batched) NVocab() int { return b.M.Cfg.NVocab }
 
 // Step runs every work item in one batched pass; a sequence whose tokens
 // would not fit its context fails alone with model.ErrContextFull.
+// Verifications (Work.Rows) run each in a pass of its own after it
+// (model.ForwardRows, which gives every row's logits).
 func (b Batched) Step(ctx context.Context, ws []Work) error {
 	sb := make([]model.SeqBatch, 0, len(ws))
+	var rows []int
 	for i := range ws {
 		kv := ws[i].Seq.(kvSeq).kv
 		if kv.Len()+len(ws[i].Tokens) > kv.Cap() {
 			ws[i].Err = fmt.Errorf("engine: %w: %d positions needed, the slot holds %d", model.ErrContextFull, kv.Len()+len(ws[i].Tokens), kv.Cap())
 			continue
 		}
+		if ws[i].Rows != nil {
+			rows = append(rows, i)
+			continue
+		}
 		sb = append(sb, model.SeqBatch{KV: kv, Tokens: ws[i].Tokens, Logits: ws[i].Logits, Embd: ws[i].Embd})
 	}
-	if len(sb) == 0 {
+	if len(sb) > 0 {
+		if err := b.M.ForwardBatch(ctx, sb); err != nil {
+			return err
+		}
+	}
+	if len(rows) == 0 {
 		return nil
 	}
-	return b.M.ForwardBatch(ctx, sb)
+	vs := make([]Work, len(rows))
+	for j, i := range rows {
+		vs[j] = ws[i]
+	}
+	if err := PerSeq(b).Step(ctx, vs); err != nil {
+		return err
+	}
+	for j, i := range rows {
+		ws[i].Err = vs[j].Err
+	}
+	return nil
 }

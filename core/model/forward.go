@@ -126,6 +126,7 @@ type Model struct {
 	aj                                   attnJob
 	attnRun                              func(lo, hi int) // m.attnWork, bound once
 	enc                                  encoderState     // Cfg.Encoder (encoder.go)
+	exactRows                            bool             // ForwardRows: products bit-identical to MatVec (verify.go)
 }
 
 // New prepares a model over w for the configuration cfg (from
@@ -622,6 +623,8 @@ func (m *Model) project(x []float32, nb, cols int, ps ...proj) error {
 		a := m.actBuf[idx][:nb*arb]
 		if nb == 1 {
 			m.k.MatVec(m.pool, p.t, p.rows, cols, p.w, a, p.y[:p.rows])
+		} else if m.exactRows {
+			m.matMulRows(p.t, p.rows, cols, p.w, a, nb, p.y[:nb*p.rows])
 		} else {
 			m.k.MatMul(m.pool, p.t, p.rows, cols, p.w, a, nb, p.y[:nb*p.rows])
 		}

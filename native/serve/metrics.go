@@ -71,6 +71,19 @@ func newMetrics(s *Server) *metrics {
 	counter("memvanta:kv_positions_forked_total", "KV-cache positions copied from a request's first choice into its other choices (n > 1) instead of computed.", func(b *Backend) float64 { return float64(b.Engine.Stats().ForkedTokens) })
 	counter("memvanta:generation_tokens_total", "Tokens generated.", func(b *Backend) float64 { return float64(b.Engine.Stats().GenTokens) })
 	counter("memvanta:engine_steps_total", "Scheduler steps run.", func(b *Backend) float64 { return float64(b.Engine.Stats().Steps) })
+	// Speculative decoding (-md, --spec-type): acceptance rate is
+	// accepted/drafted, tokens per pass generation_tokens_total/passes.
+	counter("memvanta:spec_draft_tokens_total", "Speculative decoding: tokens drafted and verified.", func(b *Backend) float64 { return float64(b.Engine.Stats().Spec.Drafted) })
+	counter("memvanta:spec_draft_tokens_accepted_total", "Speculative decoding: drafted tokens accepted.", func(b *Backend) float64 { return float64(b.Engine.Stats().Spec.Accepted) })
+	counter("memvanta:generation_passes_total", "Passes over the weights that produced a sequence's generated tokens (one-token steps and speculative verifications, per sequence).", func(b *Backend) float64 { return float64(b.Engine.Stats().Spec.Passes) })
+	gauge("memvanta:spec_accept_rate", "Speculative decoding: fraction (0..1) of drafted tokens accepted since start.", func(b *Backend) float64 { return b.Engine.Stats().Spec.AcceptRate() })
+	gauge("memvanta:generation_tokens_per_pass", "Generated tokens per pass over the weights per sequence since start (1 without speculative decoding).", func(b *Backend) float64 {
+		st := b.Engine.Stats()
+		if st.Spec.Passes == 0 {
+			return 0
+		}
+		return float64(st.GenTokens) / float64(st.Spec.Passes)
+	})
 	for _, reason := range []string{"stop", "length", "cancelled", "error"} {
 		r := reason
 		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "memvanta:request_finished_total",
