@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -17,18 +18,24 @@ import (
 	"github.com/memvanta/memvanta/core/engine"
 	"github.com/memvanta/memvanta/native/serve"
 	"github.com/memvanta/memvanta/native/telemetry"
+	"github.com/memvanta/memvanta/native/weights"
 )
 
 // serveFlags are the server's own options (llama-server's spellings).
 type serveFlags struct {
-	host, apiKey, alias, template string
-	reasoningFormat               string
-	port, slots, queue, chunk     int
-	stepTokens                    int
-	timeout, drain                int
-	maxBody                       int
-	embeddings                    bool
-	pooling                       string
+	host, apiKey, template    string
+	aliases                   []string
+	reasoningFormat           string
+	port, slots, queue, chunk int
+	stepTokens                int
+	timeout, drain            int
+	maxBody                   int
+	embeddings                bool
+	pooling                   string
+
+	// Several models (serve_models.go).
+	modelsDir, keepAlive string
+	loadWait             int
 }
 
 func (f *serveFlags) register(c *cli) {
@@ -40,7 +47,7 @@ func (f *serveFlags) register(c *cli) {
 	c.intVar(&f.chunk, "prefill-chunk", "N", 64, "prompt tokens a slot computes per scheduler step (long prompts interleave with decoding)")
 	c.intVar(&f.stepTokens, "step-tokens", "N", 0, "tokens one scheduler step computes at most: every generating slot's token, then prompt chunks, oldest first (0 = -b, one pass over the weights; llama-server's -b, vLLM's max_num_batched_tokens)")
 	c.stringVar(&f.apiKey, "api-key", "KEY", "", "require \"Authorization: Bearer KEY\" on every endpoint but /health and /metrics (also read from MEMVANTA_API_KEY)")
-	c.stringVar(&f.alias, "a|alias", "NAME", "", "model id in /v1/models and requests (default: the file name without .gguf)")
+	c.listVar(&f.aliases, "a|alias", "NAME", "model id in /v1/models and requests (default: the file name without .gguf); with several -m, one per -m in order")
 	c.stringVar(&f.template, "chat-template", "NAME|FILE", "", "chat template: a built-in name ("+strings.Join(chat.Builtins(), ", ")+") or a Jinja file (default: the model's own, else "+chat.Fallback+")")
 	c.intVar(&f.timeout, "to|timeout", "SECONDS", 600, "per-request deadline")
 	c.intVar(&f.drain, "drain-timeout", "SECONDS", 30, "on SIGTERM/Ctrl-C, how long in-flight requests may take to finish")
@@ -48,6 +55,10 @@ func (f *serveFlags) register(c *cli) {
 	c.stringVar(&f.reasoningFormat, "reasoning-format", "FORMAT", "auto", "where a reasoning model's <think> thoughts go: none (left in content), deepseek (message.reasoning_content), auto (deepseek when the chat template writes <think>); requests may override with reasoning_format")
 	c.boolVar(&f.embeddings, "embedding|embeddings", "accepted for llama-server command lines: /v1/embeddings answers whenever the model pools (pooling_type or --pooling)")
 	c.stringVar(&f.pooling, "pooling", "TYPE", "", "pooling for /v1/embeddings when the file names none, or to override it: last (decoder embedding models)")
+	c.group("Several models (more than one -m, --models-dir, or no -m: the pulled models)")
+	c.stringVar(&f.modelsDir, "models-dir", "DIR", "", "serve every GGUF file under DIR, each loaded on its first request (id: the file name without .gguf)")
+	c.stringVar(&f.keepAlive, "keep-alive", "DURATION", "5m", "how long a model stays loaded after its last request (a request's keep_alive overrides it; 0 = unload at once, negative = until memory is needed)")
+	c.intVar(&f.loadWait, "load-timeout", "SECONDS", 120, "how long a request for a model that does not fit in --mem-budget waits for other models' requests to finish before a 503")
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -55,7 +66,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"Serve the model over an OpenAI-compatible HTTP API (/v1/completions, /v1/chat/completions,\n"+
 			"/v1/models), llama-server's /tokenize, /detokenize, /apply-template and /health, and\n"+
 			"Prometheus metrics at /metrics. Sampling flags are the defaults for fields a request omits.")
-	var mf modelFlags
+	mf := modelFlags{multi: true}
 	var sf samplingFlags
 	var f serveFlags
 	f.register(c)
@@ -63,6 +74,28 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	mf.register(c, "total context in tokens, divided among the -np slots (0 = the model's training context)")
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
+	}
+	several := len(mf.paths) != 1 || f.modelsDir != ""
+	var budget int64
+	if several {
+		if mf.mem == "budget" || mf.memStream != "" {
+			return c.usageErr(stderr, "with several models --mem-budget bounds all loaded models' weights and KV caches together (weights stay mapped); --mem budget and --mem-stream are for one -m")
+		}
+		if mf.memBudget != "" {
+			b, err := weights.ParseSize(mf.memBudget)
+			if err != nil {
+				return c.usageErr(stderr, "--mem-budget %q: %v", mf.memBudget, err)
+			}
+			budget, mf.memBudget = b, ""
+		}
+		if len(f.aliases) > len(mf.paths) {
+			return c.usageErr(stderr, "%d --alias for %d -m: aliases name the -m files in order", len(f.aliases), len(mf.paths))
+		}
+	} else {
+		mf.path = mf.paths[0]
+		if len(f.aliases) > 1 {
+			return c.usageErr(stderr, "one --alias for one -m")
+		}
 	}
 	if f.pooling != "" {
 		if _, err := arch.ParsePooling(f.pooling); err != nil {
@@ -104,7 +137,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "memvanta serve: "+format+"\n", a...)
 		return exitRuntime
 	}
-	id := f.alias
+	if several {
+		return runServeModels(ctx, c, &mf, &f, smp.params, rf, budget, stderr)
+	}
+	var id string
+	if len(f.aliases) == 1 {
+		id = f.aliases[0]
+	}
 	if id == "" {
 		id = strings.TrimSuffix(filepath.Base(mf.path), ".gguf")
 	}
@@ -130,47 +169,23 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return status
 	}
 	defer l.Close()
-	tok := l.tok
-	tmpl, err := chat.Resolve(f.template, l.rt.File(), os.ReadFile, chat.Limits{})
-	if err != nil {
-		hs.Close()
-		return fail("%v", err)
-	}
-	if slotCtx == 0 {
-		slotCtx = l.m.KV().Cap()
-	}
-	perSlot := slotCtx / f.slots
-	if perSlot < 2 {
-		hs.Close()
-		return c.usageErr(stderr, "-c %d over -np %d leaves %d positions per slot", slotCtx, f.slots, perSlot)
-	}
 	if f.stepTokens == 0 {
 		f.stepTokens = mf.batch
 	}
-	pool, pooled, err := arch.PoolingOf(l.rt.File())
+	be, eng, err := newBackend(l, &f, slotCtx, stderr)
 	if err != nil {
 		hs.Close()
-		return fail("%v", err)
-	}
-	if f.pooling != "" {
-		pooled = true
-		if pool, err = arch.ParsePooling(f.pooling); err != nil { // checked with the flags
-			hs.Close()
-			return fail("--%v", err)
+		var ue slotsError
+		if errors.As(err, &ue) {
+			return c.usageErr(stderr, "%v", err)
 		}
-	}
-	if f.embeddings && (!pooled || pool != arch.PoolLast) {
-		fmt.Fprintf(stderr, "memvanta serve: warning: --embeddings: this build serves last-token pooled embeddings only (the model pools %v); /v1/embeddings will refuse requests\n", pool)
-	}
-	eng, err := engine.New(engine.Batched{M: l.m}, tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk, StepTokens: f.stepTokens})
-	if err != nil {
-		hs.Close()
 		return fail("%v", err)
 	}
+	perSlot, tmpl := be.NCtx, be.Template
 	engCtx, stopEngine := context.WithCancel(context.Background())
 	engDone := make(chan struct{})
 	go func() { _ = eng.Run(engCtx); close(engDone) }()
-	srv.Ready(&serve.Backend{Engine: eng, Tokenizer: tok, Template: tmpl, NCtx: perSlot, Embeddings: pooled && pool == arch.PoolLast})
+	srv.Ready(be)
 	fmt.Fprintf(stderr, "memvanta serve: model %q ready: %d slots x %d tokens, template %s, kernels %s\n",
 		id, f.slots, perSlot, tmpl.Name(), l.m.Kernels().Name)
 
@@ -203,4 +218,46 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stderr, "memvanta serve: stopped | prompt %d tok (+%d reused) | generated %d tok | peak RSS %.1f MiB | kv %.1f MiB\n",
 		st.PromptTokens, st.CachedTokens, st.GenTokens, mib(telemetry.PeakRSS()), mib(st.KVBytes))
 	return status
+}
+
+// slotsError is a -c too small for -np: a usage error.
+type slotsError struct{ ctx, slots, perSlot int }
+
+func (e slotsError) Error() string {
+	return fmt.Sprintf("-c %d over -np %d leaves %d positions per slot", e.ctx, e.slots, e.perSlot)
+}
+
+// newBackend builds the serving side of a loaded model: its chat template,
+// its slots' share of the context (slotCtx 0: the model's), the pooling
+// /v1/embeddings uses, and the engine (not yet running).
+func newBackend(l *loaded, f *serveFlags, slotCtx int, stderr io.Writer) (*serve.Backend, *engine.Engine, error) {
+	tmpl, err := chat.Resolve(f.template, l.rt.File(), os.ReadFile, chat.Limits{})
+	if err != nil {
+		return nil, nil, err
+	}
+	if slotCtx == 0 {
+		slotCtx = l.m.KV().Cap()
+	}
+	perSlot := slotCtx / f.slots
+	if perSlot < 2 {
+		return nil, nil, slotsError{slotCtx, f.slots, perSlot}
+	}
+	pool, pooled, err := arch.PoolingOf(l.rt.File())
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.pooling != "" {
+		pooled = true
+		if pool, err = arch.ParsePooling(f.pooling); err != nil { // checked with the flags
+			return nil, nil, fmt.Errorf("--%w", err)
+		}
+	}
+	if f.embeddings && (!pooled || pool != arch.PoolLast) {
+		fmt.Fprintf(stderr, "memvanta serve: warning: --embeddings: this build serves last-token pooled embeddings only (the model pools %v); /v1/embeddings will refuse requests\n", pool)
+	}
+	eng, err := engine.New(engine.Batched{M: l.m}, l.tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk, StepTokens: f.stepTokens})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &serve.Backend{Engine: eng, Tokenizer: l.tok, Template: tmpl, NCtx: perSlot, Embeddings: pooled && pool == arch.PoolLast}, eng, nil
 }
