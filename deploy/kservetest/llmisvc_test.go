@@ -63,7 +63,6 @@ func TestLLMInferenceService(t *testing.T) {
 	}
 }
 
-
 // A field KServe's type does not have is refused.
 func TestUnknownFieldRefused(t *testing.T) {
 	bad := []byte("apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\nmetadata: {name: x}\nspec:\n  model: {uri: pvc://m/x}\n  port: 8000\n")
