@@ -27,6 +27,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
 
 	"sigs.k8s.io/gateway-api-inference-extension/pkg/epp/config/loader"
 	fwkdl "sigs.k8s.io/gateway-api-inference-extension/pkg/epp/framework/interface/datalayer"
@@ -78,7 +79,7 @@ func eppConfig(t *testing.T) []byte {
 			Kind string            `json:"kind"`
 			Data map[string]string `json:"data"`
 		}
-		if err := yamlUnmarshal(doc, &cm); err != nil {
+		if err := yaml.Unmarshal(doc, &cm); err != nil {
 			t.Fatal(err)
 		}
 		if cm.Kind == "ConfigMap" {
