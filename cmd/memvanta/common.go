@@ -46,13 +46,22 @@ type modelFlags struct {
 	// (bench: a 32k-token vocabulary's tables would add ~2.5 MiB to the
 	// peak RSS it reports).
 	noTokenizer bool
+
+	// multi: -m may be repeated, into paths (serve: several models); path
+	// is then left for the caller to set per model.
+	multi bool
+	paths []string
 }
 
 // register adds the group; ctxHelp says what -c 0 means for this command.
 func (mf *modelFlags) register(c *cli, ctxHelp string) {
 	mf.cmd = c.name
 	c.group("Model and memory")
-	c.stringVar(&mf.path, "m|model", "FILE", "", "GGUF model file, or hf.co/OWNER/REPO[:QUANT|/FILE.gguf] (pulled on first use; see memvanta pull) (required)")
+	if mf.multi {
+		c.listVar(&mf.paths, "m|model", "FILE", "GGUF model file, or hf.co/OWNER/REPO[:QUANT|/FILE.gguf] (pulled on first use; see memvanta pull); repeat for several models")
+	} else {
+		c.stringVar(&mf.path, "m|model", "FILE", "", "GGUF model file, or hf.co/OWNER/REPO[:QUANT|/FILE.gguf] (pulled on first use; see memvanta pull) (required)")
+	}
 	tHelp := "worker threads"
 	if mf.threadList {
 		tHelp = "worker threads; a comma list runs every test at each count"
@@ -93,7 +102,7 @@ func (lc *llamaCompat) register(c *cli) {
 
 // validate checks the values; its errors are usage errors.
 func (mf *modelFlags) validate() error {
-	if mf.path == "" {
+	if mf.path == "" && !mf.multi {
 		return errors.New("-m MODEL is required")
 	}
 	ts, err := parseIntList("-t", mf.threadsArg, 1)

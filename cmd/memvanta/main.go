@@ -31,6 +31,7 @@ func commands() []command {
 		{"detokenize", "print the text of token ids", runDetokenize},
 		{"pull", "download a GGUF model from the Hugging Face Hub (hf.co/OWNER/REPO[:QUANT])", runPull},
 		{"ls", "list pulled models", runLs},
+		{"ps", "list the models a running serve holds in memory (like ollama ps)", runPs},
 		{"rm", "delete pulled models", runRm},
 		{"inspect", "summarise a GGUF file (sandboxed by default)", runInspect},
 		{"synth", "write a synthetic GGUF (llama, qwen3, qwen3moe, mixtral, ...) with seeded random weights", runSynth},

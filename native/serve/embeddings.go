@@ -23,7 +23,8 @@ const maxEmbedInputs = 2048
 // EmbeddingNewParams; TestEveryOpenAIFieldHasAFate checks the list).
 var embeddingsRules = map[string]fieldRule{
 	"input": honoured, "model": honoured, "encoding_format": honoured, "dimensions": honoured,
-	"user": ignored, // an end-user id for abuse monitoring: nothing to monitor here
+	"user":       ignored, // an end-user id for abuse monitoring: nothing to monitor here
+	"keep_alive": keepAliveRule,
 }
 
 // embeddings answers OpenAI's POST /v1/embeddings: each input (a string, an
@@ -142,7 +143,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request, b *Backend) 
 	writeJSON(w, http.StatusOK, map[string]any{
 		"object": "list",
 		"data":   data,
-		"model":  s.cfg.ModelID,
+		"model":  s.idOf(b),
 		"usage":  map[string]int{"prompt_tokens": ntok, "total_tokens": ntok},
 	})
 }
@@ -209,9 +210,10 @@ func (s *Server) rejectSubmit(w http.ResponseWriter, err error) {
 	}
 }
 
-// checkModel refuses a request naming another model than the one served.
+// checkModel refuses a request naming another model than the one served
+// (a router has already found the model the request names).
 func (s *Server) checkModel(m string) *apiError {
-	if m != "" && m != s.cfg.ModelID {
+	if m != "" && s.cfg.Models == nil && m != s.cfg.ModelID {
 		return &apiError{status: 400, Message: fmt.Sprintf("model %q is not served here (have %q)", m, s.cfg.ModelID),
 			Type: "invalid_request_error", Code: "model_not_found", Param: strp("model")}
 	}

@@ -3,6 +3,8 @@ package serve
 import (
 	"net/http"
 
+	"github.com/memvanta/memvanta/core/engine"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -33,62 +35,24 @@ type metrics struct {
 func newMetrics(s *Server) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	stats := func(f func(b *Backend) float64) func() float64 {
-		return func() float64 {
-			b := s.be.Load()
-			if b == nil {
-				return 0
+	if s.cfg.Models != nil {
+		m.reg.MustRegister(&routerCollector{r: s.cfg.Models, defs: engineMetrics()})
+	} else {
+		for _, d := range engineMetrics() {
+			f := func() float64 {
+				b := s.be.Load()
+				if b == nil {
+					return 0
+				}
+				st := b.Engine.Stats()
+				return d.f(&st)
 			}
-			return f(b)
+			if d.counter {
+				m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: d.name, Help: d.help, ConstLabels: d.labels}, f))
+			} else {
+				m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: d.name, Help: d.help, ConstLabels: d.labels}, f))
+			}
 		}
-	}
-	gauge := func(name, help string, f func(b *Backend) float64) {
-		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, stats(f)))
-	}
-	counter := func(name, help string, f func(b *Backend) float64) {
-		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, stats(f)))
-	}
-	gauge(NumRequestsWaiting, "Requests waiting for a slot.", func(b *Backend) float64 { return float64(b.Engine.Stats().Waiting) })
-	gauge(NumRequestsRunning, "Requests holding a slot (prefilling or generating).", func(b *Backend) float64 { return float64(b.Engine.Stats().Running) })
-	gauge(KVCacheUsage, "Fraction (0..1) of all slots' KV-cache positions held by running requests.", func(b *Backend) float64 {
-		st := b.Engine.Stats()
-		if st.KVCap == 0 {
-			return 0
-		}
-		return float64(st.KVUsed) / float64(st.KVCap)
-	})
-	gauge(KVCacheIdleCached, "Fraction (0..1) of all slots' KV-cache positions held by idle slots: finished requests' tokens kept for prefix reuse (free for new requests).", func(b *Backend) float64 {
-		st := b.Engine.Stats()
-		if st.KVCap == 0 {
-			return 0
-		}
-		return float64(st.KVCached) / float64(st.KVCap)
-	})
-	gauge("memvanta:kv_cache_bytes", "Bytes of KV-cache pages allocated across slots.", func(b *Backend) float64 { return float64(b.Engine.Stats().KVBytes) })
-	gauge("memvanta:slots", "Configured slots (-np).", func(b *Backend) float64 { return float64(b.Engine.Stats().Slots) })
-	counter("memvanta:prompt_tokens_total", "Prompt tokens computed.", func(b *Backend) float64 { return float64(b.Engine.Stats().PromptTokens) })
-	counter("memvanta:prompt_tokens_cached_total", "Prompt tokens reused from a slot's cache instead of computed.", func(b *Backend) float64 { return float64(b.Engine.Stats().CachedTokens) })
-	counter("memvanta:kv_positions_forked_total", "KV-cache positions copied from a request's first choice into its other choices (n > 1) instead of computed.", func(b *Backend) float64 { return float64(b.Engine.Stats().ForkedTokens) })
-	counter("memvanta:generation_tokens_total", "Tokens generated.", func(b *Backend) float64 { return float64(b.Engine.Stats().GenTokens) })
-	counter("memvanta:engine_steps_total", "Scheduler steps run.", func(b *Backend) float64 { return float64(b.Engine.Stats().Steps) })
-	// Speculative decoding (-md, --spec-type): acceptance rate is
-	// accepted/drafted, tokens per pass generation_tokens_total/passes.
-	counter("memvanta:spec_draft_tokens_total", "Speculative decoding: tokens drafted and verified.", func(b *Backend) float64 { return float64(b.Engine.Stats().Spec.Drafted) })
-	counter("memvanta:spec_draft_tokens_accepted_total", "Speculative decoding: drafted tokens accepted.", func(b *Backend) float64 { return float64(b.Engine.Stats().Spec.Accepted) })
-	counter("memvanta:generation_passes_total", "Passes over the weights that produced a sequence's generated tokens (one-token steps and speculative verifications, per sequence).", func(b *Backend) float64 { return float64(b.Engine.Stats().Spec.Passes) })
-	gauge("memvanta:spec_accept_rate", "Speculative decoding: fraction (0..1) of drafted tokens accepted since start.", func(b *Backend) float64 { return b.Engine.Stats().Spec.AcceptRate() })
-	gauge("memvanta:generation_tokens_per_pass", "Generated tokens per pass over the weights per sequence since start (1 without speculative decoding).", func(b *Backend) float64 {
-		st := b.Engine.Stats()
-		if st.Spec.Passes == 0 {
-			return 0
-		}
-		return float64(st.GenTokens) / float64(st.Spec.Passes)
-	})
-	for _, reason := range []string{"stop", "length", "cancelled", "error"} {
-		r := reason
-		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "memvanta:request_finished_total",
-			Help: "Requests finished, by reason.", ConstLabels: prometheus.Labels{"finish_reason": r}},
-			stats(func(b *Backend) float64 { return float64(b.Engine.Stats().Finished[r]) })))
 	}
 	m.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "memvanta:http_requests_rejected_total",
 		Help: "Requests answered with an error status before generation, by status."}, []string{"code"})
@@ -98,6 +62,50 @@ func newMetrics(s *Server) *metrics {
 		Help: "Submit to last token.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 14)})
 	m.reg.MustRegister(m.rejected, m.ttft, m.e2e)
 	return m
+}
+
+// engineMetric is one gauge or counter read from a model's engine: one
+// series per server in single-model mode, one per loaded model (labelled
+// model_name, as vLLM labels its series) with a Router.
+type engineMetric struct {
+	name, help string
+	counter    bool
+	labels     prometheus.Labels
+	f          func(st *engine.Stats) float64
+}
+
+func engineMetrics() []engineMetric {
+	frac := func(n, d int) float64 {
+		if d == 0 {
+			return 0
+		}
+		return float64(n) / float64(d)
+	}
+	ms := []engineMetric{
+		{name: NumRequestsWaiting, help: "Requests waiting for a slot.", f: func(st *engine.Stats) float64 { return float64(st.Waiting) }},
+		{name: NumRequestsRunning, help: "Requests holding a slot (prefilling or generating).", f: func(st *engine.Stats) float64 { return float64(st.Running) }},
+		{name: KVCacheUsage, help: "Fraction (0..1) of all slots' KV-cache positions held by running requests.", f: func(st *engine.Stats) float64 { return frac(st.KVUsed, st.KVCap) }},
+		{name: KVCacheIdleCached, help: "Fraction (0..1) of all slots' KV-cache positions held by idle slots: finished requests' tokens kept for prefix reuse (free for new requests).", f: func(st *engine.Stats) float64 { return frac(st.KVCached, st.KVCap) }},
+		{name: "memvanta:kv_cache_bytes", help: "Bytes of KV-cache pages allocated across slots.", f: func(st *engine.Stats) float64 { return float64(st.KVBytes) }},
+		{name: "memvanta:slots", help: "Configured slots (-np).", f: func(st *engine.Stats) float64 { return float64(st.Slots) }},
+		{name: "memvanta:prompt_tokens_total", help: "Prompt tokens computed.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.PromptTokens) }},
+		{name: "memvanta:prompt_tokens_cached_total", help: "Prompt tokens reused from a slot's cache instead of computed.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.CachedTokens) }},
+		{name: "memvanta:kv_positions_forked_total", help: "KV-cache positions copied from a request's first choice into its other choices (n > 1) instead of computed.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.ForkedTokens) }},
+		{name: "memvanta:generation_tokens_total", help: "Tokens generated.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.GenTokens) }},
+		{name: "memvanta:engine_steps_total", help: "Scheduler steps run.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.Steps) }},
+		// Speculative decoding (-md, --spec-type): acceptance rate is
+		// accepted/drafted, tokens per pass generation_tokens_total/passes.
+		{name: "memvanta:spec_draft_tokens_total", help: "Speculative decoding: tokens drafted and verified.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.Spec.Drafted) }},
+		{name: "memvanta:spec_draft_tokens_accepted_total", help: "Speculative decoding: drafted tokens accepted.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.Spec.Accepted) }},
+		{name: "memvanta:generation_passes_total", help: "Passes over the weights that produced a sequence's generated tokens (one-token steps and speculative verifications, per sequence).", counter: true, f: func(st *engine.Stats) float64 { return float64(st.Spec.Passes) }},
+		{name: "memvanta:spec_accept_rate", help: "Speculative decoding: fraction (0..1) of drafted tokens accepted since start.", f: func(st *engine.Stats) float64 { return st.Spec.AcceptRate() }},
+		{name: "memvanta:generation_tokens_per_pass", help: "Generated tokens per pass over the weights per sequence since start (1 without speculative decoding).", f: func(st *engine.Stats) float64 { return frac(int(st.GenTokens), int(st.Spec.Passes)) }},
+	}
+	for _, reason := range []string{"stop", "length", "cancelled", "error"} {
+		ms = append(ms, engineMetric{name: "memvanta:request_finished_total", help: "Requests finished, by reason.", counter: true,
+			labels: prometheus.Labels{"finish_reason": reason}, f: func(st *engine.Stats) float64 { return float64(st.Finished[reason]) }})
+	}
+	return ms
 }
 
 func (m *metrics) handler() http.Handler {

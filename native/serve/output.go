@@ -273,7 +273,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er
 			}
 			out[i] = choice
 		}
-		writeJSON(w, 200, map[string]any{"id": id, "object": object, "created": created, "model": s.cfg.ModelID,
+		writeJSON(w, 200, map[string]any{"id": id, "object": object, "created": created, "model": s.idOf(b),
 			"choices": out, "usage": usageOf(usage)})
 		return
 	}
@@ -302,7 +302,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er
 		} else {
 			ch["text"] = p.content
 		}
-		return map[string]any{"id": id, "object": chunkObj, "created": created, "model": s.cfg.ModelID, "choices": []any{ch}}
+		return map[string]any{"id": id, "object": chunkObj, "created": created, "model": s.idOf(b), "choices": []any{ch}}
 	}
 	// sendPiece sends a piece as chunks, thoughts, content and tool calls
 	// each in their own (OpenAI never mixes content and tool_calls in one
@@ -333,7 +333,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er
 	}
 	if spec.chat {
 		for _, c := range choices {
-			sse.send(map[string]any{"id": id, "object": chunkObj, "created": created, "model": s.cfg.ModelID,
+			sse.send(map[string]any{"id": id, "object": chunkObj, "created": created, "model": s.idOf(b),
 				"choices": []any{map[string]any{"index": c.idx, "finish_reason": nil, "logprobs": nil,
 					"delta": map[string]any{"role": "assistant", "content": ""}}}})
 		}
@@ -368,7 +368,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, b *Backend, er
 		sse.send(chunk(c, piece{}, reason))
 	}
 	if f.StreamOptions != nil && f.StreamOptions.IncludeUsage {
-		sse.send(map[string]any{"id": id, "object": chunkObj, "created": created, "model": s.cfg.ModelID,
+		sse.send(map[string]any{"id": id, "object": chunkObj, "created": created, "model": s.idOf(b),
 			"choices": []any{}, "usage": usageOf(usage)})
 	}
 	sse.done()

@@ -35,6 +35,10 @@ type Config struct {
 	// field (--reasoning-format): whether thoughts go to
 	// reasoning_content. The zero value is llama-server's default, auto.
 	ReasoningFormat chat.ReasoningFormat
+	// Models, when set, serves several models in one memory budget
+	// (router.go): requests name one, which is loaded on demand, and
+	// ModelID is unused. nil: the one model attached with Ready.
+	Models *Router
 }
 
 // Backend is what the server needs once the model is loaded.
@@ -50,6 +54,9 @@ type Backend struct {
 	// Encoder, when the model is an encoder (bert, nomic-bert), computes
 	// its embeddings and rerank scores (rerank.go) instead of the Engine.
 	Encoder *Encoder
+	// ID is the model's id in replies when a Router serves several (set
+	// by the router); empty: Config.ModelID.
+	ID string
 }
 
 // Server serves the HTTP API. It answers /health with 503 until Ready.
@@ -94,6 +101,11 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("POST /tokenize", s.auth(s.ready(s.tokenize)))
 	s.mux.HandleFunc("POST /detokenize", s.auth(s.ready(s.detokenize)))
 	s.mux.HandleFunc("POST /apply-template", s.auth(s.ready(s.applyTemplate)))
+	s.mux.HandleFunc("GET /api/ps", s.auth(s.ps))
+	if cfg.Models != nil {
+		s.mux.HandleFunc("POST /models/load", s.auth(s.modelsLoad))
+		s.mux.HandleFunc("POST /models/unload", s.auth(s.modelsUnload))
+	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{status: http.StatusNotFound, Message: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path), Type: "not_found_error"})
 	})
@@ -119,7 +131,7 @@ func (s *Server) Handler() http.Handler {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	if s.be.Load() == nil {
+	if s.be.Load() == nil && s.cfg.Models == nil {
 		writeError(w, &apiError{status: http.StatusServiceUnavailable, Message: "Loading model", Type: "unavailable_error", Code: 503})
 		return
 	}
@@ -143,6 +155,9 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 }
 
 func (s *Server) ready(h func(http.ResponseWriter, *http.Request, *Backend)) http.HandlerFunc {
+	if s.cfg.Models != nil {
+		return s.routed(h)
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		b := s.be.Load()
 		if b == nil {
@@ -155,6 +170,10 @@ func (s *Server) ready(h func(http.ResponseWriter, *http.Request, *Backend)) htt
 }
 
 func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Models != nil {
+		s.routedModels(w, r)
+		return
+	}
 	writeJSON(w, 200, map[string]any{"object": "list", "data": []any{map[string]any{
 		"id": s.cfg.ModelID, "object": "model", "created": s.created, "owned_by": "memvanta",
 	}}})
@@ -163,8 +182,8 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 // buildRequest validates the shared generation fields.
 func (s *Server) buildRequest(f *samplingFields, defMax int, b *Backend) (engine.Request, *apiError) {
 	var r engine.Request
-	if f.Model != nil && *f.Model != "" && *f.Model != s.cfg.ModelID {
-		return r, &apiError{status: 400, Message: fmt.Sprintf("model %q is not served here (have %q)", *f.Model, s.cfg.ModelID), Type: "invalid_request_error", Code: "model_not_found", Param: strp("model")}
+	if f.Model != nil && *f.Model != "" && *f.Model != s.idOf(b) {
+		return r, &apiError{status: 400, Message: fmt.Sprintf("model %q is not served here (have %q)", *f.Model, s.idOf(b)), Type: "invalid_request_error", Code: "model_not_found", Param: strp("model")}
 	}
 	if f.N != nil && (*f.N < 1 || *f.N > engine.MaxChoices) {
 		return r, invalid("n", "n must be in [1, %d], got %d", engine.MaxChoices, *f.N)
