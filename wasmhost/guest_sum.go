@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "7d7e7515d4fafd79e4a429e953063c5714f64b9d83c96cfea48f50836638693c"
+const guestSHA256 = "13800efb76cbfa46441128faa3c709b07c13bf864c19b2946f1c9d8abbc89737"

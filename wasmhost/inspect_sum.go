@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const inspectSHA256 = "a9ad3b50dd0471aa893cb25547a8041376faf7fadb289500434f15f3b0f882a5"
+const inspectSHA256 = "a094cbfb031edf2ede581367a44e7e69b85a991faec63cfcaae736a61441cca4"
