@@ -225,4 +225,15 @@ func TestEncoderEmbeddings(t *testing.T) {
 	if st, raw := postJSON(t, url+"/v1/rerank", `{"query":"q","documents":["a"]}`); st != http.StatusNotImplemented {
 		t.Errorf("rerank without rank pooling: status %d: %s", st, raw)
 	}
+	// An encoder generates nothing: generation requests are the client's
+	// mistake (400 naming the model), not a server failure.
+	for _, c := range []struct{ path, body string }{
+		{"/v1/completions", `{"prompt":"hi","max_tokens":2}`},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":2}`},
+	} {
+		st, raw := postJSON(t, url+c.path, c.body)
+		if st != http.StatusBadRequest || !strings.Contains(string(raw), "encoder") {
+			t.Errorf("%s to an encoder: status %d: %s", c.path, st, raw)
+		}
+	}
 }

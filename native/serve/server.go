@@ -185,6 +185,11 @@ func (s *Server) buildRequest(f *samplingFields, defMax int, b *Backend) (engine
 	if f.Model != nil && *f.Model != "" && *f.Model != s.idOf(b) {
 		return r, &apiError{status: 400, Message: fmt.Sprintf("model %q is not served here (have %q)", *f.Model, s.idOf(b)), Type: "invalid_request_error", Code: "model_not_found", Param: strp("model")}
 	}
+	if b.Encoder != nil {
+		// An encoder has no causal next-token head: it serves embeddings
+		// and rerank only, and says so rather than failing mid-generation.
+		return r, &apiError{status: 400, Message: fmt.Sprintf("model %q is an encoder (embeddings and rerank only): it does not generate text", s.idOf(b)), Type: "invalid_request_error", Param: strp("model")}
+	}
 	if f.N != nil && (*f.N < 1 || *f.N > engine.MaxChoices) {
 		return r, invalid("n", "n must be in [1, %d], got %d", engine.MaxChoices, *f.N)
 	}
