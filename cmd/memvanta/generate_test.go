@@ -245,7 +245,8 @@ func TestGenerateErrors(t *testing.T) {
 		{"grammar syntax", []string{"-m", path, "-p", "hi", "--grammar", "root ::= (\"a\""}, "--grammar: grammar: 1:14"},
 		{"two grammars", []string{"-m", path, "-p", "hi", "--grammar", "root ::= \"a\"", "-j", "{}"}, "exclusive"},
 		{"missing grammar file", []string{"-m", path, "-p", "hi", "--grammar-file", filepath.Join(dir, "nope.gbnf")}, "--grammar-file"},
-		{"unsupported schema", []string{"-m", path, "-p", "hi", "-j", `{"type":"string","pattern":"a"}`}, `--json-schema: json schema: at #: keyword "pattern"`},
+		{"unsupported schema", []string{"-m", path, "-p", "hi", "-j", `{"type":"number","multipleOf":3}`}, `--json-schema: json schema: at #: keyword "multipleOf"`},
+		{"unanchored pattern", []string{"-m", path, "-p", "hi", "-j", `{"type":"string","pattern":"a"}`}, `--json-schema: json schema: at #: pattern "a": must start with ^`},
 		{"unsupported arch", []string{"-m", filepath.Join(vocabDir, "ggml-vocab-gpt-2.gguf"), "-p", "hi"}, `architecture "gpt2"`},
 	}
 	for _, c := range cases {
