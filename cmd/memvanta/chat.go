@@ -65,6 +65,26 @@ func (cv *conversation) reset() {
 	cv.lastText, cv.history = "", nil
 }
 
+// dropOldest forgets the oldest turn after the system message: its first
+// message and those up to the next user message. It reports whether there
+// was one.
+func (cv *conversation) dropOldest() bool {
+	i := 0
+	if len(cv.msgs) > 0 && cv.msgs[0].Role == "system" {
+		i = 1
+	}
+	if i >= len(cv.msgs) {
+		return false
+	}
+	j := i + 1
+	for j < len(cv.msgs) && cv.msgs[j].Role != "user" {
+		j++
+	}
+	cv.msgs = append(cv.msgs[:i], cv.msgs[j:]...)
+	cv.lastText, cv.history = "", nil
+	return true
+}
+
 func (cv *conversation) render(msgs []chat.Message, gen bool) (string, error) {
 	if cv.tmpl.Harmony() {
 		msgs = chat.HarmonyHistory(msgs)
@@ -134,6 +154,7 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 	var sf samplingFlags
 	var gf grammarFlags
 	var spf specFlags
+	var shf shiftFlags
 	var system, template string
 	var n int
 	var jsonIn bool
@@ -146,6 +167,7 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 	gf.register(c)
 	mf.register(c, "context size in tokens (0 = the model's training context)")
 	spf.register(c)
+	shf.register(c, true)
 	if done, st := c.parse(args, stdout, stderr, false); done {
 		return st
 	}
@@ -153,6 +175,9 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		return c.usageErr(stderr, "%v", err)
 	}
 	if err := spf.validate(); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	if err := shf.validate(); err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
 	if n < -1 || n == 0 {
@@ -221,7 +246,9 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 		p := smp.params
 		p.Seed = seed
 		seed++ // each reply draws a fresh stream, reproducible from --seed
-		return engine.Request{Prompt: ids, Sample: p, MaxTokens: max(n, 0), LogitBias: bias, IgnoreEOS: sf.ignoreEOS, Keep: keep, Grammar: gram}
+		r := engine.Request{Prompt: ids, Sample: p, MaxTokens: max(n, 0), LogitBias: bias, IgnoreEOS: sf.ignoreEOS, Keep: keep, Grammar: gram}
+		shf.apply(&r)
+		return r
 	}
 	cv := &conversation{tok: tok, tmpl: tmpl, system: system}
 	cv.reset()
@@ -234,6 +261,12 @@ func chatMain(ctx context.Context, args []string, cio chatIO, stdout, stderr io.
 	var hr harmonyReply
 	reply := func(msg chat.Message, emit func(reasoning, content string)) (string, engine.Event, error) {
 		ids, err := cv.prompt(msg)
+		// With context shift a reply may run past the context, and the
+		// next turn's conversation not fit: the oldest turns go (the
+		// system message stays), as node-llama-cpp's chat does.
+		for err == nil && shf.enabled() && len(ids) >= eng.SlotCtx() && cv.dropOldest() {
+			ids, err = cv.prompt(msg)
+		}
 		if err != nil {
 			return "", engine.Event{}, err
 		}

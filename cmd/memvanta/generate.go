@@ -34,6 +34,8 @@ type genStats struct {
 	DraftAccepted int64   `json:"draft_accepted,omitempty"`
 	AcceptRate    float64 `json:"draft_accept_rate,omitempty"`
 	TokensPerPass float64 `json:"tokens_per_pass,omitempty"`
+	// Context shifts (--context-shift).
+	ContextShifts int64 `json:"context_shifts,omitempty"`
 }
 
 func tps(n int, s float64) float64 {
@@ -71,12 +73,14 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	var sf samplingFlags
 	var gf grammarFlags
 	var spf specFlags
+	var shf shiftFlags
 	pf.register(c)
 	pr.register(c, 128)
 	sf.register(c)
 	gf.register(c)
 	mf.register(c, "context size in tokens (0 = the model's training context)")
 	spf.register(c)
+	shf.register(c, true)
 	c.group("Output")
 	var jsonOut, noCnv, special bool
 	c.boolVar(&special, "special|parse-special", "parse control-token text in the prompt (<|im_start|>, <s>) into those tokens, as a chat template's output is; by default it is plain text")
@@ -96,6 +100,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return c.usageErr(stderr, "%v", err)
 	}
 	if err := spf.validate(); err != nil {
+		return c.usageErr(stderr, "%v", err)
+	}
+	if err := shf.validate(); err != nil {
 		return c.usageErr(stderr, "%v", err)
 	}
 	prompt, given, err := pf.text(c)
@@ -162,6 +169,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return fail("%v", err)
 	}
 	req := engine.Request{Prompt: ids, Sample: smp.params, MaxTokens: max(pr.n, 0), Stop: stops, LogitBias: bias, IgnoreEOS: sf.ignoreEOS, Grammar: gram}
+	shf.apply(&req)
 
 	st := genStats{PromptTokens: len(ids), Kernels: l.m.Kernels().Name, Seed: smp.params.Seed, Stop: "length"}
 	sink := &lineSink{w: bufio.NewWriter(stdout)}
@@ -228,6 +236,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		st.DraftTokens, st.DraftAccepted = es.Spec.Drafted, es.Spec.Accepted
 		st.AcceptRate, st.TokensPerPass = es.Spec.AcceptRate(), tokPerPass(es)
 	}
+	st.ContextShifts = es.Shifts
 	if jsonOut {
 		b, _ := json.MarshalIndent(struct {
 			PromptTokens []int32  `json:"prompt_token_ids"`
@@ -248,8 +257,8 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if st.Stop == "context" && pr.n >= 0 {
 		fmt.Fprintf(stderr, "memvanta generate: context limit of %d tokens reached; stopped (raise -c)\n", kvCap)
 	}
-	fmt.Fprintf(stderr, "prompt %d tok, %.2f tok/s | generated %d tok, %.2f tok/s%s | peak RSS %.1f MiB | kv %s %.1f MiB | kernels %s | seed %d | stop %s%s\n",
-		st.PromptTokens, tps(st.PromptTokens, st.PromptSec), st.GenTokens, tps(st.GenTokens, st.GenSec), specLine(es),
+	fmt.Fprintf(stderr, "prompt %d tok, %.2f tok/s | generated %d tok, %.2f tok/s%s%s | peak RSS %.1f MiB | kv %s %.1f MiB | kernels %s | seed %d | stop %s%s\n",
+		st.PromptTokens, tps(st.PromptTokens, st.PromptSec), st.GenTokens, tps(st.GenTokens, st.GenSec), specLine(es), shiftLine(shf.enabled(), es),
 		mib(st.PeakRSS), l.m.KV().TypeName(), mib(st.KVBytes), st.Kernels, st.Seed, st.Stop, expertStats(l.rt.Stats()))
 	return status
 }

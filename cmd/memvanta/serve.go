@@ -31,6 +31,7 @@ type serveFlags struct {
 	timeout, drain            int
 	maxBody                   int
 	embeddings, reranking     bool
+	shift                     shiftFlags
 	pooling                   string
 
 	// Several models (serve_models.go).
@@ -56,6 +57,7 @@ func (f *serveFlags) register(c *cli) {
 	c.boolVar(&f.embeddings, "embedding|embeddings", "accepted for llama-server command lines: /v1/embeddings answers whenever the model pools (pooling_type or --pooling)")
 	c.stringVar(&f.pooling, "pooling", "TYPE", "", "pooling for /v1/embeddings when the file names none, or to override it: last (decoder embedding models); mean, cls, last or rank (encoders: bert, nomic-bert)")
 	c.boolVar(&f.reranking, "reranking|rerank", "serve /v1/rerank (llama-server's flag): rank pooling, for an encoder with a classifier head (bge-reranker)")
+	f.shift.register(c, false)
 	c.group("Several models (more than one -m, --models-dir, or no -m: the pulled models)")
 	c.stringVar(&f.modelsDir, "models-dir", "DIR", "", "serve every GGUF file under DIR, each loaded on its first request (id: the file name without .gguf)")
 	c.stringVar(&f.keepAlive, "keep-alive", "DURATION", "5m", "how long a model stays loaded after its last request (a request's keep_alive overrides it; 0 = unload at once, negative = until memory is needed)")
@@ -236,8 +238,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		hs.Close()
 	}
 	st := eng.Stats()
-	fmt.Fprintf(stderr, "memvanta serve: stopped | prompt %d tok (+%d reused) | generated %d tok%s | peak RSS %.1f MiB | kv %.1f MiB\n",
-		st.PromptTokens, st.CachedTokens, st.GenTokens, specLine(st), mib(telemetry.PeakRSS()), mib(st.KVBytes))
+	fmt.Fprintf(stderr, "memvanta serve: stopped | prompt %d tok (+%d reused) | generated %d tok%s%s | peak RSS %.1f MiB | kv %.1f MiB\n",
+		st.PromptTokens, st.CachedTokens, st.GenTokens, specLine(st), shiftLine(f.shift.enabled(), st), mib(telemetry.PeakRSS()), mib(st.KVBytes))
 	return status
 }
 
@@ -295,7 +297,8 @@ func newBackend(l *loaded, f *serveFlags, slotCtx int, spec *engine.Spec, stderr
 	if encoder {
 		nctx = slotCtx // the model's own context, not a slot's
 	}
-	eng, err := engine.New(engine.Batched{M: l.m}, l.tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk, StepTokens: f.stepTokens, Spec: spec})
+	eng, err := engine.New(engine.Batched{M: l.m}, l.tok, engine.Options{Slots: f.slots, Queue: f.queue, CtxPerSlot: perSlot, Chunk: f.chunk, StepTokens: f.stepTokens, Spec: spec,
+		ContextShift: f.shift.enabled()})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -51,6 +51,11 @@ func (e *Engine) SubmitN(ctx context.Context, r Request, n int) ([]*Handle, erro
 	if err := r.Validate(e.st.NVocab()); err != nil {
 		return nil, err
 	}
+	if r.ContextShift && !r.Embed {
+		if err := e.canShift(); err != nil {
+			return nil, err
+		}
+	}
 	if len(r.Prompt) >= e.SlotCtx() {
 		return nil, fmt.Errorf("prompt has %d tokens but a slot's context holds %d: %w", len(r.Prompt), e.SlotCtx(), model.ErrContextFull)
 	}
@@ -102,7 +107,7 @@ func (e *Engine) admitMembers(primary *slot, j *job, free []*slot) {
 			if s == primary || s.j != nil {
 				continue
 			}
-			if n := commonPrefix(s.tokens, j.req.Prompt); n > bestN {
+			if n := s.reusable(j.req.Prompt); n > bestN {
 				best, bestN = i, n
 			}
 		}

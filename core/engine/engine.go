@@ -35,6 +35,11 @@ type Options struct {
 	// Spec, when set, turns on speculative decoding for every generating
 	// slot (spec.go); the Stepper must fill Work.Rows.
 	Spec *Spec
+	// ContextShift turns on context shift for every request
+	// (llama-server's --context-shift; Request.NKeep still applies) when
+	// the model's cache can shift; a model that cannot (an encoder) keeps
+	// ending requests at the context.
+	ContextShift bool
 }
 
 // Stats is a snapshot for metrics.
@@ -58,6 +63,11 @@ type Stats struct {
 	Steps        int64
 	Finished     map[string]int64 // by finish reason ("stop", "length", "cancelled", "error")
 	Spec         SpecStats        // speculative decoding (all zero but Passes without it)
+	// Shifts counts context shifts (Request.ContextShift); ShiftRecomputes
+	// those the cache could not make in place (sliding-window rings that
+	// lost the shifted window), done by computing the kept tokens again
+	// (counted in PromptTokens).
+	Shifts, ShiftRecomputes int64
 }
 
 // Engine runs requests over one model. Submit from any goroutine; Run the
@@ -77,6 +87,7 @@ type Engine struct {
 	running   int
 	admits    uint64
 	drainStop bool // Drain's deadline passed: stop running requests
+	shiftable bool // the slots' caches can shift (Options.ContextShift)
 
 	// Step's buffers, reused from step to step (only the goroutine that
 	// steps the engine touches them).
@@ -123,6 +134,11 @@ type slot struct {
 	embd []float32   // an Embed request's vector, filled by its last prompt step
 	con  *constraint // the request's grammar, if any
 	spec *specSlot   // speculative decoding's state (Options.Spec)
+	// shifted is where a context shift left the cache (its keep), -1 if
+	// none did: the positions from there hold keys and values computed
+	// with the discarded tokens in context, which a fresh prefill of
+	// tokens would not give, so prefix reuse stops there.
+	shifted int
 }
 
 // New makes an engine with opt.Slots sequences over st.
@@ -149,7 +165,7 @@ func New(st Stepper, tok *tokenizer.Tokenizer, opt Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("engine: slot %d: %w", i, err)
 		}
-		e.slots = append(e.slots, &slot{seq: s, logits: make([]float32, st.NVocab()), next: -1})
+		e.slots = append(e.slots, &slot{seq: s, logits: make([]float32, st.NVocab()), next: -1, shifted: -1})
 	}
 	if opt.Spec != nil {
 		for _, s := range e.slots {
@@ -159,6 +175,7 @@ func New(st Stepper, tok *tokenizer.Tokenizer, opt Options) (*Engine, error) {
 			}
 		}
 	}
+	e.shiftable = e.canShift() == nil
 	e.stats.Slots = opt.Slots
 	e.stats.KVCap = opt.Slots * e.slots[0].seq.Cap()
 	e.stats.Finished = map[string]int64{}
@@ -304,6 +321,18 @@ func (e *Engine) Step(ctx context.Context) bool {
 		}
 		if s.fork != nil {
 			continue // waits for its first choice's prompt
+		}
+		if len(s.pending) == 0 && len(s.tokens)+1 >= s.seq.Cap() {
+			// A full cache: only a request that shifts gets here
+			// (emitNext ends the others).
+			cause, err := CauseContext, error(nil)
+			if e.shifts(&s.j.req) {
+				cause, err = e.shift(s)
+			}
+			if cause != "" {
+				e.finish(s, cause, err)
+				continue
+			}
 		}
 		e.live = append(e.live, s)
 		if len(s.pending) == 0 {
@@ -473,7 +502,7 @@ func (e *Engine) admit() {
 		}
 		best, bestN := free[0], -1
 		for _, s := range free {
-			if n := commonPrefix(s.tokens, j.req.Prompt); n > bestN {
+			if n := s.reusable(j.req.Prompt); n > bestN {
 				best, bestN = s, n
 			}
 		}
@@ -482,6 +511,17 @@ func (e *Engine) admit() {
 			e.admitMembers(best, j, free)
 		}
 	}
+}
+
+// reusable is how many of prompt's first tokens s's cache holds as a
+// prefill of them would compute them: the common prefix, up to a context
+// shift's keep.
+func (s *slot) reusable(prompt []int32) int {
+	n := commonPrefix(s.tokens, prompt)
+	if s.shifted >= 0 {
+		n = min(n, s.shifted)
+	}
+	return n
 }
 
 func commonPrefix(a, b []int32) int {
@@ -501,6 +541,7 @@ func (e *Engine) start(s *slot, j *job, reuse int) {
 	// back that far (model.KVCache.Truncate).
 	reuse = min(reuse, s.seq.Len())
 	s.tokens = s.tokens[:reuse]
+	s.shifted = -1 // reuse stopped at the shift
 	e.admits++
 	s.j, s.admitted = j, e.admits
 	s.pending = j.req.Prompt[reuse:]
@@ -634,7 +675,7 @@ func (e *Engine) emitNext(s *slot) {
 		e.finish(s, CauseMaxTokens, nil)
 		return
 	}
-	if len(s.tokens)+1 >= s.seq.Cap() {
+	if len(s.tokens)+1 >= s.seq.Cap() && !e.shifts(r) {
 		e.finish(s, CauseContext, nil)
 		return
 	}

@@ -58,6 +58,16 @@ type Request struct {
 	// sampled, the end-of-generation token only once it accepts, and the
 	// request ends (CauseGrammar) when it allows nothing more.
 	Grammar *grammar.Grammar
+	// ContextShift: when prompt and reply fill the slot's context, the
+	// request goes on instead of ending with CauseContext: the first NKeep
+	// tokens stay, half of the ones after them are discarded, and the
+	// rest move down in the cache with their keys re-rotated
+	// (llama.cpp's --context-shift, model.Model.ShiftKV). NKeep counts
+	// prompt tokens after BOS, as llama.cpp's n_keep: 0 keeps BOS alone,
+	// -1 (or more than the prompt) the whole prompt. Submit refuses it
+	// for a model whose cache cannot shift.
+	ContextShift bool
+	NKeep        int
 }
 
 // Validate checks the request against a vocabulary of nVocab tokens.
@@ -113,6 +123,7 @@ type Usage struct {
 	CompletionTokens int
 	Queued           time.Duration // submit to slot
 	FirstToken       time.Duration // submit to first generated token
+	Shifts           int           // context shifts (Request.ContextShift)
 }
 
 // Event is what a Handle yields: new text, then one final event.

@@ -52,7 +52,12 @@ type Stepper interface {
 // turn, installing its cache first.
 type PerSeq struct{ M *model.Model }
 
-type kvSeq struct{ kv *model.KVCache }
+// kvSeq is a sequence's cache and the model that fills it (which knows
+// how to shift it).
+type kvSeq struct {
+	kv *model.KVCache
+	m  *model.Model
+}
 
 func (s kvSeq) Len() int       { return s.kv.Len() }
 func (s kvSeq) Truncate(n int) { s.kv.Truncate(n) }
@@ -65,7 +70,7 @@ func (p PerSeq) NewSeq(maxCtx int) (Seq, error) {
 	if err != nil {
 		return nil, err
 	}
-	return kvSeq{kv}, nil
+	return kvSeq{kv, p.M}, nil
 }
 
 // NVocab is the logits length.
