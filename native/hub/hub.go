@@ -598,14 +598,24 @@ func (c *Client) download(ctx context.Context, r Ref, rem Remote, part string) e
 		}
 	}
 	if have != rem.Size {
-		os.Remove(part)
+		discard(fh, part)
 		return fmt.Errorf("hub: %s: got %d bytes, the Hub lists %d", rem.Path, have, rem.Size)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != want {
-		os.Remove(part)
+		discard(fh, part)
 		return fmt.Errorf("hub: %s: %w: content hashes to %s, the Hub lists %s", rem.Path, ErrChecksum, got, want)
 	}
 	return fh.Sync()
+}
+
+// discard deletes a .part whose bytes are wrong, closing it first: Windows
+// refuses to delete a file that is open without FILE_SHARE_DELETE (Go opens
+// files without it), so removing it while fh is open would keep the bad
+// bytes and every later pull would fail on them again. The deferred Close
+// of fh then fails harmlessly.
+func discard(fh *os.File, part string) {
+	fh.Close()
+	os.Remove(part)
 }
 
 func restart(fh *os.File, h *hash.Hash, rem Remote) error {

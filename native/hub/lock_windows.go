@@ -25,7 +25,8 @@ func lockFile(f *os.File) error {
 // download is complete and kept, so pulling again once the file is free
 // finishes without downloading.
 func replaceError(err error, dst, part string) error {
-	if !errors.Is(err, windows.ERROR_ACCESS_DENIED) && !errors.Is(err, windows.ERROR_SHARING_VIOLATION) {
+	if !errors.Is(err, windows.ERROR_ACCESS_DENIED) && !errors.Is(err, windows.ERROR_SHARING_VIOLATION) &&
+		!errors.Is(err, windows.ERROR_USER_MAPPED_FILE) {
 		return err
 	}
 	if _, serr := os.Stat(dst); serr != nil {

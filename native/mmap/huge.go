@@ -84,7 +84,10 @@ func (m *Map) HugeRanges(off, n int64) ([]Range, error) {
 		}
 		r, _, errno := unix.Syscall(unix.SYS_IOCTL, m.pm.f.Fd(), pagemapScan, uintptr(unsafe.Pointer(&arg)))
 		if errno != 0 {
-			if errno == unix.ENOTTY || errno == unix.EINVAL || errno == unix.EOPNOTSUPP {
+			// ENOSYS: no kernel returns it for an ioctl, but user-mode
+			// emulators and sandboxes that do not know the request do
+			// (qemu-user running the arm64 build): no scan, not a failure.
+			if errno == unix.ENOTTY || errno == unix.EINVAL || errno == unix.EOPNOTSUPP || errno == unix.ENOSYS {
 				return nil, fmt.Errorf("%w: %v", ErrNoScan, errno)
 			}
 			return nil, fmt.Errorf("mmap: %s: PAGEMAP_SCAN: %w", m.path, errno)

@@ -48,6 +48,7 @@ const (
 // explicit buffer size that the kernel checks before copying out.
 func CurrentRSS() (int64, error) {
 	var ti procTaskInfo
+	//lint:ignore SA1019 libproc's proc_pidinfo has no libSystem wrapper in x/sys/unix, and cgo is off.
 	n, _, errno := unix.Syscall6(unix.SYS_PROC_INFO, procInfoCallPIDInfo, uintptr(os.Getpid()), procPIDTaskInfo, 0,
 		uintptr(unsafe.Pointer(&ti)), unsafe.Sizeof(ti))
 	if errno != 0 {

@@ -488,6 +488,9 @@ func TestExpertTruncated(t *testing.T) {
 			if err := w.Declare(plan); err != nil {
 				t.Fatal(err)
 			}
+			if truncationRefused(t, path) {
+				t.Skip("Windows refuses to truncate a mapped file: no truncation faults to recover from")
+			}
 			if err := os.Truncate(path, md.File().DataOffset+int64(infos[0].Offset+infos[0].Size)); err != nil {
 				t.Fatal(err)
 			}

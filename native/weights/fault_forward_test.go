@@ -81,6 +81,9 @@ func TestTruncatedDuringForward(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer md.Close()
+				if truncationRefused(t, path) {
+					t.Skip("Windows refuses to truncate a mapped file: no truncation faults to recover from")
+				}
 				cfg, err := model.ConfigFromGGUF(md.File())
 				if err != nil {
 					t.Fatal(err)

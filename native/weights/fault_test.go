@@ -31,6 +31,9 @@ func TestTruncatedFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			runPasses(t, w, plan, infos, 1) // warm: resident pages mapped, budget cache filled
+			if truncationRefused(t, path) {
+				t.Skip("Windows refuses to truncate a mapped file: no truncation faults to recover from")
+			}
 			// Keep only the header and the embedding table.
 			emb := infos[0]
 			if err := os.Truncate(path, md.File().DataOffset+int64(emb.Offset+emb.Size)); err != nil {
