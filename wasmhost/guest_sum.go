@@ -2,4 +2,4 @@
 
 package wasmhost
 
-const guestSHA256 = "13800efb76cbfa46441128faa3c709b07c13bf864c19b2946f1c9d8abbc89737"
+const guestSHA256 = "77564af933f2fe0e27fb690454907a65b6b37ee953c1d10aa55d9e87f7642be3"
