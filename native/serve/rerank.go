@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/memvanta/memvanta/core/arch"
 	"github.com/memvanta/memvanta/core/model"
@@ -16,13 +17,35 @@ import (
 
 // Encoder serves an encoder model's (bert, nomic-bert) embeddings and
 // rerank scores. An encoder attends over its whole input at once, so an
-// input cannot be cut into the scheduler's prompt chunks: requests run one
-// input at a time on the model, outside the scheduler (whose decoding
-// passes the model refuses).
+// input cannot be cut into the scheduler's prompt chunks: requests run
+// outside the scheduler (whose decoding passes the model refuses).
+//
+// Requests that arrive while a pass runs are batched across requests: the
+// next pass takes every waiting request's inputs together, so many small
+// requests (one short text each, as retrieval pipelines send them) share
+// the packed passes of model.EmbedBatch instead of taking one pass each.
+// An input's vector does not depend on what it is packed with (each input
+// attends over itself only; TestEncoderEmbeddings checks it bit for bit).
 type Encoder struct {
-	mu   sync.Mutex
 	m    *model.Model
 	pool arch.Pooling
+
+	mu      sync.Mutex
+	waiting []*encodeJob
+	running bool // a goroutine is draining waiting
+
+	// perRequest turns cross-request batching off (benchmarks compare).
+	perRequest bool
+	passes     atomic.Int64 // model.EmbedBatch calls, for the tests
+}
+
+// encodeJob is one request's inputs waiting for a pass.
+type encodeJob struct {
+	ctx    context.Context
+	inputs [][]int32
+	out    [][]float32
+	err    error
+	done   chan struct{}
 }
 
 // NewEncoder serves m (Cfg.Encoder) pooled as p.
@@ -32,11 +55,83 @@ func NewEncoder(m *model.Model, p arch.Pooling) *Encoder { return &Encoder{m: m,
 func (e *Encoder) Pooling() arch.Pooling { return e.pool }
 
 // EmbedBatch pools a request's inputs, packed into passes of up to the
-// model's batch rows (model.EmbedBatch).
+// model's batch rows (model.EmbedBatch) together with the inputs of the
+// requests waiting beside it.
 func (e *Encoder) EmbedBatch(ctx context.Context, inputs [][]int32) ([][]float32, error) {
+	j := &encodeJob{ctx: ctx, inputs: inputs, done: make(chan struct{})}
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.m.EmbedBatch(ctx, inputs, e.pool)
+	e.waiting = append(e.waiting, j)
+	if !e.running {
+		e.running = true
+		go e.drain()
+	}
+	e.mu.Unlock()
+	select {
+	case <-j.done:
+		return j.out, j.err
+	case <-ctx.Done():
+		// The pass that holds these inputs, if one does, finishes for the
+		// others; this request's vectors are dropped.
+		return nil, ctx.Err()
+	}
+}
+
+// drain runs passes until no request waits. Each pass takes the waiting
+// requests whose context is still live (all of them, or only the first
+// when batching is off) and is cancelled only if every one of them is.
+func (e *Encoder) drain() {
+	for {
+		e.mu.Lock()
+		var jobs []*encodeJob
+		for len(e.waiting) > 0 && (!e.perRequest || len(jobs) == 0) {
+			j := e.waiting[0]
+			e.waiting = e.waiting[1:]
+			if j.ctx.Err() != nil {
+				j.err = j.ctx.Err()
+				close(j.done)
+				continue
+			}
+			jobs = append(jobs, j)
+		}
+		if len(jobs) == 0 {
+			e.running = false
+			e.mu.Unlock()
+			return
+		}
+		e.mu.Unlock()
+		e.run(jobs)
+	}
+}
+
+// run encodes jobs' inputs in one model.EmbedBatch call and hands each job
+// its vectors (or the pass's error).
+func (e *Encoder) run(jobs []*encodeJob) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var live atomic.Int64
+	live.Store(int64(len(jobs)))
+	for _, j := range jobs {
+		stop := context.AfterFunc(j.ctx, func() {
+			if live.Add(-1) == 0 { // every job's context done
+				cancel()
+			}
+		})
+		defer stop()
+	}
+	var all [][]int32
+	for _, j := range jobs {
+		all = append(all, j.inputs...)
+	}
+	e.passes.Add(1)
+	out, err := e.m.EmbedBatch(ctx, all, e.pool)
+	for _, j := range jobs {
+		if err != nil {
+			j.err = err
+		} else {
+			j.out, out = out[:len(j.inputs):len(j.inputs)], out[len(j.inputs):]
+		}
+		close(j.done)
+	}
 }
 
 // rerankRules are /v1/rerank's fields: llama-server's (Jina's API, or

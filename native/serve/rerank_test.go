@@ -36,7 +36,7 @@ type rerankGolden struct {
 
 // encoderServer serves the golden's model (pooled as pool) through an
 // Encoder, without an engine (the encoder endpoints need none).
-func encoderServer(t *testing.T, g rerankGolden, pool arch.Pooling) (string, *model.Model, *tokenizer.Tokenizer) {
+func encoderServer(t testing.TB, g rerankGolden, pool arch.Pooling) (string, *model.Model, *tokenizer.Tokenizer) {
 	t.Helper()
 	vb, err := os.ReadFile("../../../shared/" + g.Synth.Vocab)
 	if err != nil {
@@ -84,7 +84,7 @@ func encoderServer(t *testing.T, g rerankGolden, pool arch.Pooling) (string, *mo
 	return hs.URL, m, tok
 }
 
-func loadRerankGolden(t *testing.T) rerankGolden {
+func loadRerankGolden(t testing.TB) rerankGolden {
 	t.Helper()
 	raw, err := os.ReadFile("../../testdata/golden/rerank-bert-F16.json")
 	if err != nil {
