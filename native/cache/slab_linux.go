@@ -19,6 +19,12 @@ const hugePage = 2 << 20
 // emptied slab is given back soon after the cache stops using its size.
 const slabTarget = 64 << 20
 
+// hugeMin is the smallest slot size whose slabs ask for huge pages. A
+// class of smaller buffers (norms, biases, small groups in copy mode) may
+// hold a few of them, and the huge page at its frontier (see arena) would
+// then be resident memory several times their size, for few faults saved.
+const hugeMin = hugePage / 2
+
 // arena hands out the cache's buffers as slots of 2 MiB-aligned slabs.
 //
 // Why slabs: a buffer that is its own mapping gets huge pages only on the
@@ -38,11 +44,14 @@ const slabTarget = 64 << 20
 // released (MADV_DONTNEED) and not counted, and an empty slab is unmapped.
 //
 // What huge pages cost: a live slot next to a free one may fault in the
-// huge page of the extent they share, so resident memory can exceed the
-// buffers held by up to 2 MiB at each such seam; slots are taken lowest
-// first so there is about one per slab in use. Releasing a slot that
-// shares a huge page with a live neighbour splits it; the kernel frees the
-// released part when it splits the page (deferred, under memory pressure).
+// huge page of the extent they share (that is how the next slot's head
+// comes to be huge), so resident memory can exceed the buffers held by up
+// to 2 MiB at each such seam; slots are taken lowest first so there is
+// about one per slab in use (slots under hugeMin ask for no huge pages, so
+// their seams cost nothing). Releasing a slot that shares a huge page with
+// a live neighbour splits it; the kernel frees the released part when it
+// splits the page (deferred, under memory pressure), and khugepaged may
+// later collapse such an extent again, holes included.
 //
 // A buffer larger than half a slab gets a slab of its own (one slot). The
 // arena is not safe for concurrent use: the cache calls it under its lock.
@@ -184,6 +193,10 @@ func mapSlab(size, n int) (*slab, error) {
 		return nil, fmt.Errorf("trim a %d-byte slab: %w", span, err)
 	}
 	// The point of the slab; advisory (THP may be off or absent).
-	_ = unix.Madvise(s.mem, unix.MADV_HUGEPAGE)
+	advice := unix.MADV_HUGEPAGE
+	if size < hugeMin {
+		advice = unix.MADV_NOHUGEPAGE
+	}
+	_ = unix.Madvise(s.mem, advice)
 	return s, nil
 }

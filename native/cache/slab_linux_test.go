@@ -285,3 +285,61 @@ func TestCacheSlabBudget(t *testing.T) {
 		t.Fatalf("after Close: %d classes, %d slots mapped", len(c.mem.classes), len(c.mem.slots))
 	}
 }
+
+// TestSlabResidentBound checks the price of huge pages stated on arena: the
+// pages resident in a slab outside its live slots are at most one huge
+// page (the frontier's), none in a released hole, and none at all for
+// slots too small to ask for huge pages. Without transparent huge pages
+// the bound holds trivially.
+func TestSlabResidentBound(t *testing.T) {
+	ps := os.Getpagesize()
+	for _, tc := range []struct {
+		name  string
+		size  int
+		extra int // resident pages allowed outside live slots
+	}{
+		{"expert", expertSize, hugePage / ps},
+		{"small", 64 << 10, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newArena()
+			var bufs [][]byte
+			for i := range 5 {
+				b, err := a.alloc(tc.size)
+				if err != nil {
+					t.Fatal(err)
+				}
+				stamp(b, uint64(i+1))
+				bufs = append(bufs, b)
+			}
+			if err := a.release(bufs[2]); err != nil {
+				t.Fatal(err)
+			}
+			bufs = append(bufs[:2], bufs[3:]...)
+			s := a.classes[tc.size].slabs[0]
+			res := resident(t, s.mem)
+			live := make([]bool, len(res))
+			for _, b := range bufs {
+				first := int(addr(b)-addr(s.mem)) / ps
+				for p := first; p < first+tc.size/ps; p++ {
+					live[p] = true
+				}
+			}
+			outside := 0
+			for p, r := range res {
+				if r && !live[p] {
+					outside++
+				}
+			}
+			t.Logf("%d pages resident outside live slots", outside)
+			if outside > tc.extra {
+				t.Fatalf("%d pages resident outside live slots, at most %d allowed", outside, tc.extra)
+			}
+			for _, b := range bufs {
+				if err := a.release(b); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
