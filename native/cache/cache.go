@@ -7,7 +7,8 @@
 // Buffers are anonymous mappings outside the Go heap: the budget is then
 // exactly the memory held (no GC slack, no delayed scavenging), and an
 // evicted buffer is reused for the next entry of the same size instead of
-// being unmapped and faulted in again.
+// being unmapped and faulted in again. On Linux they are slots of 2 MiB-
+// aligned slabs, so that transparent huge pages can back them (slab_linux.go).
 package cache
 
 import (
@@ -61,6 +62,7 @@ type Cache struct {
 	entries map[int]*Entry
 	lru     *list.List // of *Entry, front = most recently used
 	free    []*buffer
+	mem     *arena // maps the buffers (slabs on Linux)
 	c       Counters
 	closed  bool
 	// Accounting mode (NewAccounting): entries have no buffers; the data
@@ -78,7 +80,7 @@ func New(budget int64) (*Cache, error) {
 	if budget <= 0 {
 		return nil, fmt.Errorf("cache: budget %d must be positive", budget)
 	}
-	return &Cache{budget: budget, entries: map[int]*Entry{}, lru: list.New()}, nil
+	return &Cache{budget: budget, entries: map[int]*Entry{}, lru: list.New(), mem: newArena()}, nil
 }
 
 // NewAccounting returns a cache that allocates nothing: it only charges
@@ -215,7 +217,7 @@ func (c *Cache) ReserveRanked(key int, n int64, withBuf bool, rank func(key int)
 			return c.insert(key, n, b), nil
 		}
 		if withBuf && c.used+need <= c.budget {
-			mem, err := allocBuffer(int(need))
+			mem, err := c.mem.alloc(int(need))
 			if err != nil {
 				return nil, fmt.Errorf("cache: map %d-byte buffer: %w", need, err)
 			}
@@ -312,7 +314,7 @@ func (c *Cache) remove(e *Entry) {
 }
 
 func (c *Cache) unmap(b *buffer) {
-	_ = freeBuffer(b.mem) // only fails on a bad address, which would be a bug here
+	_ = c.mem.release(b.mem) // only fails on a bad address, which would be a bug here
 	c.used -= int64(len(b.mem))
 }
 
