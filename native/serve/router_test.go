@@ -210,20 +210,38 @@ func TestRouterLoadsOnDemand(t *testing.T) {
 	}
 	wantStatus(t, fx, map[string]string{"a": "loaded", "b": "loaded"})
 
-	// Per-model series, labelled as vLLM labels them.
-	resp, err := http.Get(fx.url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for _, want := range []string{`memvanta:generation_tokens_total{model_name="a"} 4`, `memvanta:generation_tokens_total{model_name="b"} 2`,
+	// Per-model series, labelled as vLLM labels them. The engine counts a
+	// request's tokens and frees its slot after the response is written,
+	// so the scrape is retried until it shows them (waitFor's bound).
+	wants := []string{`memvanta:generation_tokens_total{model_name="a"} 4`, `memvanta:generation_tokens_total{model_name="b"} 2`,
 		`memvanta:num_requests_waiting{model_name="a"} 0`, `memvanta:kv_cache_usage_perc{model_name="b"} 0`,
 		`memvanta:request_finished_total{finish_reason="length",model_name="a"} 1`,
-		fmt.Sprintf(`memvanta:model_memory_bytes{model_name="a"} %d`, fx.cost), `memvanta:model_loads_total{model_name="b"} 1`} {
-		if !strings.Contains(string(body), want+"\n") {
-			t.Errorf("metrics lack %q", want)
+		fmt.Sprintf(`memvanta:model_memory_bytes{model_name="a"} %d`, fx.cost), `memvanta:model_loads_total{model_name="b"} 1`}
+	var body []byte
+	scrape := func() bool {
+		resp, err := http.Get(fx.url + "/metrics")
+		if err != nil {
+			t.Fatal(err)
 		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, want := range wants {
+			if !strings.Contains(string(body), want+"\n") {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; !scrape(); i++ {
+		if i > 2000 {
+			for _, want := range wants {
+				if !strings.Contains(string(body), want+"\n") {
+					t.Errorf("metrics lack %q", want)
+				}
+			}
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
