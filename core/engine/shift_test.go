@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/memvanta/memvanta/core/ggml"
-	"github.com/memvanta/memvanta/core/gguf"
 	"github.com/memvanta/memvanta/core/model"
 	"github.com/memvanta/memvanta/core/sample"
 	"github.com/memvanta/memvanta/core/synth"
 	"github.com/memvanta/memvanta/core/tokenizer"
 	"github.com/memvanta/memvanta/internal/archfixtures"
+	"github.com/memvanta/memvanta/internal/testmodel"
 	"github.com/memvanta/memvanta/kernels"
 )
 
@@ -24,29 +24,7 @@ func shiftModel(t testing.TB, c synth.Config, opt model.Options) (*model.Model, 
 	if err := synth.Write(context.Background(), &buf, c, nil); err != nil {
 		t.Fatal(err)
 	}
-	b := buf.Bytes()
-	f, err := gguf.Parse(bytes.NewReader(b), int64(len(b)), gguf.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := model.MemWeightsFromBytes(f, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc, err := model.ConfigFromGGUF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(mc, w, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	tok, err := tokenizer.FromGGUF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, tok
+	return testmodel.FromBytes(t, buf.Bytes(), opt)
 }
 
 // shiftReference is greedy generation of n tokens by hand, with

@@ -30,7 +30,13 @@ func Bytes(t testing.TB) []byte {
 // New returns the model (context ctx, 0 = 1024) and its tokenizer.
 func New(t testing.TB, ctx int) (*model.Model, *tokenizer.Tokenizer) {
 	t.Helper()
-	b := Bytes(t)
+	return FromBytes(t, Bytes(t), model.Options{Threads: 2, Ctx: ctx, KVType: ggml.F16})
+}
+
+// FromBytes loads the GGUF file b (held in memory) as a model with opt,
+// closed when the test ends, and its tokenizer.
+func FromBytes(t testing.TB, b []byte, opt model.Options) (*model.Model, *tokenizer.Tokenizer) {
+	t.Helper()
 	f, err := gguf.Parse(bytes.NewReader(b), int64(len(b)), gguf.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +49,7 @@ func New(t testing.TB, ctx int) (*model.Model, *tokenizer.Tokenizer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.New(mc, w, model.Options{Threads: 2, Ctx: ctx, KVType: ggml.F16})
+	m, err := model.New(mc, w, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
