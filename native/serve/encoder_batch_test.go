@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/memvanta/memvanta/core/arch"
+	"github.com/memvanta/memvanta/core/model"
 	"github.com/memvanta/memvanta/core/tokenizer"
 )
 
@@ -25,14 +26,9 @@ func encoderInputs(t testing.TB, tok *tokenizer.Tokenizer, n int) [][]int32 {
 	return out
 }
 
-// TestEncoderBatchesAcrossRequests sends many one-input requests at once:
-// each gets exactly the vector Model.Embed gives its input alone, whether
-// its pass held other requests' inputs or not, and at least one pass held
-// several requests (else nothing was batched).
-func TestEncoderBatchesAcrossRequests(t *testing.T) {
-	g := loadRerankGolden(t)
-	_, m, tok := encoderServer(t, g, arch.PoolCLS)
-	inputs := encoderInputs(t, tok, 24)
+// embedAlone is each input's vector from Model.Embed, one input at a time.
+func embedAlone(t testing.TB, m *model.Model, inputs [][]int32) [][]float32 {
+	t.Helper()
 	want := make([][]float32, len(inputs))
 	for i, in := range inputs {
 		v, err := m.Embed(context.Background(), in, arch.PoolCLS)
@@ -41,6 +37,18 @@ func TestEncoderBatchesAcrossRequests(t *testing.T) {
 		}
 		want[i] = v
 	}
+	return want
+}
+
+// TestEncoderBatchesAcrossRequests sends many one-input requests at once:
+// each gets exactly the vector Model.Embed gives its input alone, whether
+// its pass held other requests' inputs or not, and at least one pass held
+// several requests (else nothing was batched).
+func TestEncoderBatchesAcrossRequests(t *testing.T) {
+	g := loadRerankGolden(t)
+	_, m, tok := encoderServer(t, g, arch.PoolCLS)
+	inputs := encoderInputs(t, tok, 24)
+	want := embedAlone(t, m, inputs)
 	enc := NewEncoder(m, arch.PoolCLS)
 	got := make([][]float32, len(inputs))
 	errs := make([]error, len(inputs))
@@ -95,14 +103,7 @@ func TestEncoderCancelled(t *testing.T) {
 	_, m, tok := encoderServer(t, g, arch.PoolCLS)
 	enc := NewEncoder(m, arch.PoolCLS)
 	inputs := encoderInputs(t, tok, 4)
-	want := make([][]float32, len(inputs))
-	for i, in := range inputs {
-		v, err := m.Embed(context.Background(), in, arch.PoolCLS)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want[i] = v
-	}
+	want := embedAlone(t, m, inputs)
 	dead, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := enc.EmbedBatch(dead, inputs[:1]); !errors.Is(err, context.Canceled) {
