@@ -185,6 +185,11 @@ func New(st Stepper, tok *tokenizer.Tokenizer, opt Options) (*Engine, error) {
 // SlotCtx is each slot's context limit.
 func (e *Engine) SlotCtx() int { return e.slots[0].seq.Cap() }
 
+// ContextShifts reports whether every request shifts its context when its
+// slot fills (Options.ContextShift, and a model whose cache can shift), so
+// a server knows whether a request's n_keep can change anything.
+func (e *Engine) ContextShifts() bool { return e.opt.ContextShift && e.shiftable }
+
 // Submit queues a request. The request ends when ctx is cancelled (the
 // slot is freed before the next step); its output is read from the Handle.
 func (e *Engine) Submit(ctx context.Context, r Request) (*Handle, error) {

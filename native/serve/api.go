@@ -63,6 +63,9 @@ type samplingFields struct {
 	} `json:"stream_options"`
 	N         *int `json:"n"`
 	IgnoreEOS bool `json:"ignore_eos"`
+	// NKeep is llama-server's n_keep: prompt tokens (after BOS) a context
+	// shift keeps; -1 the whole prompt.
+	NKeep *int `json:"n_keep"`
 }
 
 type completionRequest struct {

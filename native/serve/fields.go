@@ -81,6 +81,7 @@ var samplingRules = map[string]fieldRule{
 	"stream_options":        honoured,
 	"n":                     honoured, // choices sharing the prompt's prefill; buildRequest and SubmitN bound it (<= MaxChoices, <= slots)
 	"ignore_eos":            honoured,
+	"n_keep":                honoured,      // with serve --context-shift; otherwise only 0 (buildRequest)
 	"keep_alive":            keepAliveRule, // ollama's: how long the model stays loaded after this request (router.go; single-model mode never unloads)
 
 	// No effect by design: bookkeeping for a hosted service.

@@ -93,6 +93,8 @@ func engineMetrics() []engineMetric {
 		{name: "memvanta:kv_positions_forked_total", help: "KV-cache positions copied from a request's first choice into its other choices (n > 1) instead of computed.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.ForkedTokens) }},
 		{name: "memvanta:generation_tokens_total", help: "Tokens generated.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.GenTokens) }},
 		{name: "memvanta:engine_steps_total", help: "Scheduler steps run.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.Steps) }},
+		{name: "memvanta:context_shifts_total", help: "Context shifts (serve --context-shift): a full slot kept n_keep tokens after BOS and discarded half of the rest.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.Shifts) }},
+		{name: "memvanta:context_shift_recomputes_total", help: "Context shifts whose kept tokens were computed again (sliding-window caches that cannot shift in place).", counter: true, f: func(st *engine.Stats) float64 { return float64(st.ShiftRecomputes) }},
 		// Speculative decoding (-md, --spec-type): acceptance rate is
 		// accepted/drafted, tokens per pass generation_tokens_total/passes.
 		{name: "memvanta:spec_draft_tokens_total", help: "Speculative decoding: tokens drafted and verified.", counter: true, f: func(st *engine.Stats) float64 { return float64(st.Spec.Drafted) }},

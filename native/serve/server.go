@@ -266,6 +266,17 @@ func (s *Server) buildRequest(f *samplingFields, defMax int, b *Backend) (engine
 		return r, e
 	}
 	r.IgnoreEOS = f.IgnoreEOS
+	if f.NKeep != nil {
+		switch {
+		case *f.NKeep < -1:
+			return r, invalid("n_keep", "n_keep must be -1 (the whole prompt) or >= 0, got %d", *f.NKeep)
+		case *f.NKeep != 0 && !b.Engine.ContextShifts():
+			// Without a shift nothing is ever discarded, so a keep would
+			// be answered as if honoured while changing nothing.
+			return r, invalid("n_keep", "n_keep %d has no effect: this server does not shift the context when a slot fills (start it with --context-shift)", *f.NKeep)
+		}
+		r.NKeep = *f.NKeep
+	}
 	return r, nil
 }
 
