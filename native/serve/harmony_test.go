@@ -93,29 +93,7 @@ func harmonyModel(t *testing.T) (*model.Model, *tokenizer.Tokenizer) {
 	if err := synth.Write(context.Background(), &buf, cfg, nil); err != nil {
 		t.Fatal(err)
 	}
-	b := buf.Bytes()
-	f, err := gguf.Parse(bytes.NewReader(b), int64(len(b)), gguf.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := model.MemWeightsFromBytes(f, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc, err := model.ConfigFromGGUF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(mc, w, model.Options{Threads: 2, KVType: ggml.F16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	tok, err := tokenizer.FromGGUF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, tok
+	return testmodel.FromBytes(t, buf.Bytes(), model.Options{Threads: 2, KVType: ggml.F16})
 }
 
 type harmonyFixture struct {

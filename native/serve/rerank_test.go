@@ -19,6 +19,7 @@ import (
 	"github.com/memvanta/memvanta/core/synth"
 	"github.com/memvanta/memvanta/core/tokenizer"
 	"github.com/memvanta/memvanta/internal/golden"
+	"github.com/memvanta/memvanta/internal/testmodel"
 	"github.com/memvanta/memvanta/kernels"
 )
 
@@ -54,30 +55,9 @@ func encoderServer(t testing.TB, g rerankGolden, pool arch.Pooling) (string, *mo
 	if err := synth.Write(context.Background(), &buf, sc, nil); err != nil {
 		t.Fatal(err)
 	}
-	b := buf.Bytes()
-	f, err := gguf.Parse(bytes.NewReader(b), int64(len(b)), gguf.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := model.ConfigFromGGUF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := model.MemWeightsFromBytes(f, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(cfg, w, model.Options{Threads: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	tok, err := tokenizer.FromGGUF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, tok := testmodel.FromBytes(t, buf.Bytes(), model.Options{Threads: 2})
 	s := New(Config{ModelID: modelID})
-	s.Ready(&Backend{Tokenizer: tok, NCtx: cfg.NCtxTrain, Encoder: NewEncoder(m, pool),
+	s.Ready(&Backend{Tokenizer: tok, NCtx: m.Cfg.NCtxTrain, Encoder: NewEncoder(m, pool),
 		Embeddings: pool == arch.PoolMean || pool == arch.PoolCLS})
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
